@@ -1,0 +1,95 @@
+/* ast.c - node constructors and operator names. */
+#include <string.h>
+
+#include "ast.h"
+#include "session.h"
+
+struct expr *ast_expr(struct session *s, enum expr_kind k,
+		      const struct loc *l)
+{
+	struct expr *e = ANEW(&s->arena, struct expr);
+
+	e->kind = k;
+	e->loc = *l;
+	return e;
+}
+
+struct stmt *ast_stmt(struct session *s, enum stmt_kind k,
+		      const struct loc *l)
+{
+	struct stmt *st = ANEW(&s->arena, struct stmt);
+
+	st->kind = k;
+	st->loc = *l;
+	return st;
+}
+
+struct decl *ast_decl(struct session *s, enum decl_kind k,
+		      const struct loc *l)
+{
+	struct decl *d = ANEW(&s->arena, struct decl);
+
+	d->kind = k;
+	d->loc = *l;
+	return d;
+}
+
+static const char *const op_names[OP__COUNT] = {
+	[OP_NONE] = "",
+	[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
+	[OP_MOD] = "%", [OP_SHL] = "<<", [OP_SHR] = ">>", [OP_USHR] = ">>>",
+	[OP_BAND] = "&", [OP_BOR] = "|", [OP_BXOR] = "^",
+	[OP_LAND] = "&&", [OP_LOR] = "||", [OP_CONCAT] = ".",
+	[OP_LT] = "<", [OP_GT] = ">", [OP_LE] = "<=", [OP_GE] = ">=",
+	[OP_EQ] = "==", [OP_NE] = "!=", [OP_MATCH] = "=~",
+	[OP_NOMATCH] = "!~",
+	[OP_NEG] = "-", [OP_PLUS] = "+", [OP_NOT] = "!", [OP_BNOT] = "~",
+	[OP_ASSIGN] = "=", [OP_AGG] = "<<<",
+	[OP_INC] = "++", [OP_DEC] = "--",
+};
+
+const char *ast_op_name(int op)
+{
+	return op >= 0 && op < OP__COUNT ? op_names[op] : "?";
+}
+
+static const char *const atop_names[AT_OP__COUNT] = {
+	[AT_OP_ENTRY] = "entry", [AT_OP_DEFINED] = "defined",
+	[AT_OP_PROBEWRITE] = "probewrite", [AT_OP_CONST] = "const",
+	[AT_OP_KREGISTER] = "kregister", [AT_OP_UREGISTER] = "uregister",
+	[AT_OP_KDEREF] = "kderef", [AT_OP_UDEREF] = "uderef",
+};
+
+const char *ast_atop_name(int atop)
+{
+	return atop >= 0 && atop < AT_OP__COUNT ? atop_names[atop] : "?";
+}
+
+static const char *const statop_names[STAT__COUNT] = {
+	[STAT_COUNT] = "count", [STAT_SUM] = "sum", [STAT_MIN] = "min",
+	[STAT_MAX] = "max", [STAT_AVG] = "avg", [STAT_VARIANCE] = "variance",
+};
+
+const char *ast_statop_name(int statop)
+{
+	return statop >= 0 && statop < STAT__COUNT ? statop_names[statop] : "?";
+}
+
+int ast_statop_lookup(const char *name, size_t len)
+{
+	for (int i = 0; i < STAT__COUNT; i++)
+		if (strlen(statop_names[i]) == len &&
+		    memcmp(statop_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+const char *ast_type_name(enum vtype t)
+{
+	switch (t) {
+	case TYPE_LONG: return "long";
+	case TYPE_STRING: return "string";
+	case TYPE_STATS: return "stats";
+	default: return "unknown";
+	}
+}

@@ -1,0 +1,41 @@
+/* feed.h - the parser's view of the token stream.
+ *
+ * Between the preprocessor and the grammar sits the feeder: it turns
+ * probe-point spellings into single PP_NAME tokens (so that `syscall.*`,
+ * `kernel.function("x").return` and `{open,close}` need no grammar of
+ * their own and keywords work as components), joins adjacent string
+ * literals, turns keywords after `->` into field names and maps @names to
+ * the @-operator tokens.
+ */
+#ifndef TAPIR_FEED_H
+#define TAPIR_FEED_H
+
+#include <stdbool.h>
+
+#include "ast.h"
+#include "token.h"
+
+struct session;
+
+struct parser {
+	struct session *s;
+	const struct srcfile *file;
+	struct tokvec toks;		/* preprocessed, ends with END */
+	size_t pos;
+	const struct token *cur;	/* the token last handed out */
+
+	/* feeder state */
+	bool pp_mode;			/* inside a probe point list */
+	int pp_paren;			/* depth inside `if (...)` of a point */
+	bool pp_cond;			/* the next '(' opens a condition */
+	int prev;			/* type of the token last handed out */
+
+	/* grammar state */
+	bool in_function;
+	struct decl *decls, *last_decl;
+};
+
+/* The next token for the grammar, with its value and location. */
+const struct token *feed_next(struct parser *p);
+
+#endif

@@ -1,0 +1,27 @@
+/* kconfig.h - the target kernel as the preprocessor sees it:
+ * release (kernel_vr), version (kernel_v), arch and CONFIG_* values.
+ */
+#ifndef TAPIR_KCONFIG_H
+#define TAPIR_KCONFIG_H
+
+struct session;
+
+struct kconfig {
+	char *release;		/* kernel_vr: 6.1.0-57-cloud-amd64 */
+	char *version;		/* kernel_v: 6.1.0 */
+	char *arch;		/* x86_64, arm64, ... */
+	char *build_dir;	/* NULL when no headers were found */
+	char *config_path;	/* the .config read, or NULL */
+	char **names, **values;	/* CONFIG_ entries, sorted by name */
+	unsigned long nconfig;
+};
+
+/* Resolve -r (or uname -r) once; never NULL. */
+struct kconfig *kconfig_get(struct session *s);
+void kconfig_free(struct kconfig *k);
+/* "y", "m", a string's contents or a number; NULL when unset. */
+const char *kconfig_value(const struct kconfig *k, const char *name);
+/* Compare dotted versions numerically: "6.10" > "6.9". */
+int version_compare(const char *a, const char *b);
+
+#endif

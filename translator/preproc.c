@@ -1,0 +1,732 @@
+/* preproc.c - the preprocessor: macros, conditionals and script arguments.
+ *
+ *   @define NAME %( body %)          @define NAME(a, b) %( ... @a ... %)
+ *   %( cond %? tokens [%: tokens] %)  cond: a op b joined by && || ( )
+ *   $N pastes argument N as tokens, @N as a string; $# and @# count them.
+ *
+ * Each token stream is walked once; a macro use is substituted (parameters
+ * replaced by the argument tokens) and the result walked again, so that
+ * conditionals and macros inside macros work. Depth and output size are
+ * bounded: a recursive or exploding macro is an error, never a hang.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "kconfig.h"
+#include "lexer.h"
+#include "parser.h"
+#include "preproc.h"
+#include "session.h"
+
+#define PP_MAX_DEPTH 64
+
+struct macro {
+	const char *name;
+	size_t nlen;
+	struct token *params;
+	int nparams;
+	struct token *body;
+	size_t nbody;
+	struct loc loc;
+	struct macro *next;
+};
+
+struct macro_table {
+	struct macro *head;
+};
+
+struct pp {
+	struct session *s;
+	struct macro_table local;
+	size_t budget;		/* tokens this file may still produce */
+	bool over;
+};
+
+static void pp_run(struct pp *pp, const struct token *tok, size_t n,
+		   struct tokvec *out, const struct expansion *exp, int depth);
+
+static void pp_error(struct pp *pp, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void pp_error(struct pp *pp, const struct loc *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vat(pp->s, l, "parse error", fmt, ap);
+	va_end(ap);
+	pp->s->errors++;
+}
+
+static void out_push(struct pp *pp, struct tokvec *out, const struct token *t,
+		     const struct expansion *exp)
+{
+	struct token c;
+
+	if (pp->budget == 0) {
+		if (!pp->over)
+			pp_error(pp, &t->loc, "macro expansion produces too much "
+				 "output (runaway macro?)");
+		pp->over = true;
+		return;
+	}
+	pp->budget--;
+	c = *t;
+	if (exp && !c.loc.exp)
+		c.loc.exp = exp;
+	tokvec_push(out, &c);
+}
+
+static struct macro *table_find(struct macro_table *t, const char *name,
+				size_t nlen)
+{
+	struct macro *m;
+
+	for (m = t ? t->head : NULL; m; m = m->next)
+		if (m->nlen == nlen && memcmp(m->name, name, nlen) == 0)
+			return m;
+	return NULL;
+}
+
+/* Library macros: every .stpm file on the tapset path, loaded once. */
+static void load_library_dir(struct session *s, const char *dir,
+			     struct macro_table *lib)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(names[i]->d_name);
+
+		if (len > 5 && strcmp(names[i]->d_name + len - 5, ".stpm") == 0) {
+			char *path = arena_printf(&s->arena, "%s/%s", dir,
+						  names[i]->d_name);
+			struct srcfile *f = session_read_file(s, path, true);
+
+			if (f) {
+				struct tokvec raw = { 0 }, cooked = { 0 };
+				struct pp pp = { .s = s, .budget = 1000000 };
+
+				lex_file(s, f, &raw);
+				pp_run(&pp, raw.v, raw.n, &cooked, NULL, 0);
+				/* only the definitions matter */
+				while (pp.local.head) {
+					struct macro *m = pp.local.head;
+
+					pp.local.head = m->next;
+					if (table_find(lib, m->name, m->nlen))
+						continue;
+					m->next = lib->head;
+					lib->head = m;
+				}
+				tokvec_free(&raw);
+				tokvec_free(&cooked);
+			}
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static struct macro_table *library(struct session *s)
+{
+	if (!s->lib_macros_loaded) {
+		struct macro_table *lib = ANEW(&s->arena, struct macro_table);
+
+		s->lib_macros_loaded = true;
+		s->lib_macros = lib;
+		load_library_dir(s, session_tapset_dir(s), lib);
+		for (int i = 0; i < s->ninclude; i++)
+			load_library_dir(s, s->include_dirs[i], lib);
+	}
+	return s->lib_macros;
+}
+
+static struct token *copy_tokens(struct session *s, const struct token *t,
+				 size_t n)
+{
+	struct token *v = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*v));
+
+	memcpy(v, t, n * sizeof(*v));
+	return v;
+}
+
+/* Index of the PP_END matching the PP_IF at i, or of END. */
+static size_t match_end(const struct token *tok, size_t n, size_t i)
+{
+	int depth = 0;
+
+	for (; i < n && tok[i].type != END; i++) {
+		if (tok[i].type == PP_IF)
+			depth++;
+		else if (tok[i].type == PP_END && --depth == 0)
+			return i;
+	}
+	return i < n ? i : n - 1;
+}
+
+/* @define NAME[(a, b)] %( body %) */
+static size_t define(struct pp *pp, const struct token *tok, size_t n,
+		     size_t i)
+{
+	const struct token *name = &tok[i + 1];
+	struct macro *m;
+	struct tokvec params = { 0 };
+	size_t j = i + 2, end;
+
+	if (name->type != IDENT) {
+		pp_error(pp, &name->loc, "expected macro name after '@define', "
+			 "saw %s", token_describe(pp->s, name));
+		return name->type == END ? i + 1 : i + 2;
+	}
+	if (tok[j].type == '(') {
+		j++;
+		while (tok[j].type == IDENT) {
+			tokvec_push(&params, &tok[j]);
+			j++;
+			if (tok[j].type != ',')
+				break;
+			j++;
+		}
+		if (tok[j].type != ')') {
+			pp_error(pp, &tok[j].loc, "expected macro parameter "
+				 "name or ')', saw %s",
+				 token_describe(pp->s, &tok[j]));
+			tokvec_free(&params);
+			return tok[j].type == END ? j : j + 1;
+		}
+		j++;
+	}
+	if (tok[j].type != PP_IF) {
+		pp_error(pp, &tok[j].loc, "expected '%%(' to open the body of "
+			 "macro '@%.*s', saw %s", (int)name->len, name->text,
+			 token_describe(pp->s, &tok[j]));
+		tokvec_free(&params);
+		return tok[j].type == END ? j : j + 1;
+	}
+	end = match_end(tok, n, j);
+	if (tok[end].type != PP_END) {
+		pp_error(pp, &tok[j].loc, "unterminated body of macro '@%.*s'; "
+			 "expected '%%)'", (int)name->len, name->text);
+		tokvec_free(&params);
+		return end;
+	}
+	if (table_find(&pp->local, name->text, name->len))
+		pp_error(pp, &name->loc, "macro '@%.*s' is already defined",
+			 (int)name->len, name->text);
+	m = ANEW(&pp->s->arena, struct macro);
+	m->name = name->text;
+	m->nlen = name->len;
+	m->params = copy_tokens(pp->s, params.v, params.n);
+	m->nparams = (int)params.n;
+	m->body = copy_tokens(pp->s, tok + j + 1, end - j - 1);
+	m->nbody = end - j - 1;
+	m->loc = name->loc;
+	m->next = pp->local.head;
+	pp->local.head = m;
+	tokvec_free(&params);
+	return end + 1;
+}
+
+/* @NAME or @NAME(args): substitute and preprocess the body. */
+static size_t expand(struct pp *pp, const struct macro *m,
+		     const struct token *tok, size_t n, size_t i,
+		     struct tokvec *out, const struct expansion *exp, int depth)
+{
+	const struct token *use = &tok[i];
+	size_t j = i + 1, *start = NULL, *len = NULL;
+	int nargs = 0, level = 0;
+	struct tokvec body = { 0 };
+	struct expansion *e;
+
+	if (depth >= PP_MAX_DEPTH) {
+		pp_error(pp, &use->loc, "macro '@%s' expands too deeply "
+			 "(recursive macro?)", arena_strndup(&pp->s->arena,
+							     m->name, m->nlen));
+		return n - 1;
+	}
+	if (m->nparams > 0) {
+		if (tok[j].type != '(') {
+			pp_error(pp, &tok[j].loc, "macro '@%.*s' takes %d "
+				 "parameter%s; expected '(', saw %s",
+				 (int)m->nlen, m->name, m->nparams,
+				 m->nparams == 1 ? "" : "s",
+				 token_describe(pp->s, &tok[j]));
+			return j;
+		}
+		start = calloc((size_t)m->nparams + 1, sizeof(*start));
+		len = calloc((size_t)m->nparams + 1, sizeof(*len));
+		if (!start || !len) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+		j++;
+		if (tok[j].type != ')') {
+			size_t arg = j;
+
+			for (; tok[j].type != END; j++) {
+				int ty = tok[j].type;
+
+				if (ty == '(' || ty == '[' || ty == '{')
+					level++;
+				else if ((ty == ')' || ty == ']' || ty == '}') &&
+					 level > 0)
+					level--;
+				else if ((ty == ',' || ty == ')') && level == 0) {
+					if (nargs < m->nparams) {
+						start[nargs] = arg;
+						len[nargs] = j - arg;
+					}
+					nargs++;
+					arg = j + 1;
+					if (ty == ')')
+						break;
+				}
+			}
+		} else {
+			/* no arguments */
+		}
+		if (tok[j].type != ')') {
+			pp_error(pp, &tok[i].loc, "unterminated argument list "
+				 "of macro '@%.*s'", (int)m->nlen, m->name);
+			free(start);
+			free(len);
+			return j;
+		}
+		j++;
+		if (nargs != m->nparams) {
+			pp_error(pp, &use->loc, "macro '@%.*s' takes %d "
+				 "parameter%s, %d given", (int)m->nlen, m->name,
+				 m->nparams, m->nparams == 1 ? "" : "s", nargs);
+			free(start);
+			free(len);
+			return j;
+		}
+	}
+	for (size_t k = 0; k < m->nbody; k++) {
+		const struct token *b = &m->body[k];
+		int p = -1;
+
+		if (b->type == AT_NAME)
+			for (int q = 0; q < m->nparams; q++)
+				if (m->params[q].len == b->len - 1 &&
+				    memcmp(m->params[q].text, b->text + 1,
+					   b->len - 1) == 0)
+					p = q;
+		if (p >= 0) {
+			for (size_t a = 0; a < len[p]; a++)
+				tokvec_push(&body, &tok[start[p] + a]);
+		} else {
+			tokvec_push(&body, b);
+		}
+	}
+	free(start);
+	free(len);
+	e = ANEW(&pp->s->arena, struct expansion);
+	e->site = use->loc;
+	e->site.exp = use->loc.exp ? use->loc.exp : exp;
+	e->macro = arena_strndup(&pp->s->arena, m->name, m->nlen);
+	e->depth = depth + 1;
+	/* body tokens were defined elsewhere: mark them as expanded here */
+	for (size_t k = 0; k < body.n; k++)
+		if (!body.v[k].loc.exp)
+			body.v[k].loc.exp = e;
+	pp_run(pp, body.v, body.n, out, e, depth + 1);
+	tokvec_free(&body);
+	return j;
+}
+
+/* ---- conditions ---- */
+
+struct cond {
+	struct pp *pp;
+	const struct token *t;
+	size_t i, n;
+	bool failed;
+};
+
+static void cond_error(struct cond *c, const char *what)
+{
+	const struct token *t = &c->t[c->i < c->n ? c->i : c->n - 1];
+
+	if (!c->failed)
+		pp_error(c->pp, &t->loc, "%s, saw %s", what,
+			 c->i < c->n ? token_describe(c->pp->s, t) :
+			 "'%?'");
+	c->failed = true;
+}
+
+static int cond_peek(struct cond *c)
+{
+	return c->i < c->n ? c->t[c->i].type : PP_THEN;
+}
+
+static bool is_compare(int ty)
+{
+	return ty == EQ || ty == NE || ty == '<' || ty == '>' || ty == LE ||
+	       ty == GE;
+}
+
+static bool compare_result(int op, int c)
+{
+	switch (op) {
+	case EQ: return c == 0;
+	case NE: return c != 0;
+	case '<': return c < 0;
+	case '>': return c > 0;
+	case LE: return c <= 0;
+	default: return c >= 0;
+	}
+}
+
+/* Strings: == and != match globs; the others compare. */
+static bool string_compare(int op, const char *a, const char *b, bool version)
+{
+	if (op == EQ || op == NE) {
+		bool eq = fnmatch(b, a, 0) == 0;
+
+		return op == EQ ? eq : !eq;
+	}
+	return compare_result(op, version ? version_compare(a, b) : strcmp(a, b));
+}
+
+static bool cond_literal(struct cond *c, bool *is_num, int64_t *num,
+			 const char **str)
+{
+	const struct token *t = &c->t[c->i];
+	bool neg = false;
+
+	if (cond_peek(c) == '-') {
+		neg = true;
+		c->i++;
+		t = &c->t[c->i];
+	}
+	if (cond_peek(c) == NUMBER) {
+		*is_num = true;
+		*num = neg ? -t->num : t->num;
+		c->i++;
+		return true;
+	}
+	if (cond_peek(c) == STRING && !neg) {
+		*is_num = false;
+		*str = arena_strndup(&c->pp->s->arena, t->str, t->slen);
+		c->i++;
+		return true;
+	}
+	cond_error(c, "expected a number or a string");
+	return false;
+}
+
+static bool cond_comparison(struct cond *c)
+{
+	struct session *s = c->pp->s;
+	const struct token *lhs = &c->t[c->i];
+	bool lnum = false, rnum = false;
+	int64_t ln = 0, rn = 0;
+	const char *ls = NULL, *rs = NULL;
+	int op;
+
+	if (cond_peek(c) == IDENT) {
+		struct kconfig *k = NULL;
+		char *name = arena_strndup(&s->arena, lhs->text, lhs->len);
+		bool version = false;
+
+		c->i++;
+		op = cond_peek(c);
+		if (!is_compare(op)) {
+			cond_error(c, "expected a comparison operator");
+			return false;
+		}
+		c->i++;
+		if (!cond_literal(c, &rnum, &rn, &rs))
+			return false;
+		if (strcmp(name, "kernel_v") == 0 ||
+		    strcmp(name, "kernel_vr") == 0) {
+			k = kconfig_get(s);
+			ls = name[8] == 'r' ? k->release : k->version;
+			version = true;
+		} else if (strcmp(name, "systemtap_v") == 0) {
+			ls = TAPIR_STAP_COMPAT;
+			version = true;
+		} else if (strcmp(name, "arch") == 0) {
+			ls = kconfig_get(s)->arch;
+		} else if (strcmp(name, "runtime") == 0) {
+			ls = "kernel";
+		} else if (strcmp(name, "systemtap_privilege") == 0) {
+			ls = "stapdev";
+		} else if (strcmp(name, "guru_mode") == 0) {
+			lnum = true;
+			ln = s->guru;
+		} else if (strncmp(name, "CONFIG_", 7) == 0) {
+			const char *v = kconfig_value(kconfig_get(s), name);
+
+			ls = v ? v : "";
+			if (rnum) {
+				lnum = true;
+				ln = strtoll(ls, NULL, 0);
+			}
+		} else {
+			c->i -= 2;
+			cond_error(c, "expected 'arch', 'runtime', 'kernel_v', "
+				   "'kernel_vr', 'systemtap_v', "
+				   "'systemtap_privilege', 'guru_mode', "
+				   "'CONFIG_...' or a literal");
+			return false;
+		}
+		if (lnum != rnum) {
+			c->i--;
+			cond_error(c, lnum ? "expected a number" :
+				   "expected a string");
+			return false;
+		}
+		if (lnum)
+			return compare_result(op, ln < rn ? -1 : ln > rn);
+		return string_compare(op, ls, rs, version);
+	}
+	if (!cond_literal(c, &lnum, &ln, &ls))
+		return false;
+	op = cond_peek(c);
+	if (!is_compare(op)) {
+		cond_error(c, "expected a comparison operator");
+		return false;
+	}
+	c->i++;
+	if (!cond_literal(c, &rnum, &rn, &rs))
+		return false;
+	if (lnum != rnum) {
+		c->i--;
+		cond_error(c, lnum ? "expected a number" : "expected a string");
+		return false;
+	}
+	if (lnum)
+		return compare_result(op, ln < rn ? -1 : ln > rn);
+	return compare_result(op, strcmp(ls, rs));
+}
+
+static bool cond_or(struct cond *c, int depth);
+
+static bool cond_primary(struct cond *c, int depth)
+{
+	if (cond_peek(c) == '(') {
+		bool v;
+
+		if (depth > 100) {
+			cond_error(c, "condition nested too deeply");
+			return false;
+		}
+		c->i++;
+		v = cond_or(c, depth + 1);
+		if (cond_peek(c) != ')') {
+			cond_error(c, "expected ')'");
+			return false;
+		}
+		c->i++;
+		return v;
+	}
+	return cond_comparison(c);
+}
+
+static bool cond_and(struct cond *c, int depth)
+{
+	bool v = cond_primary(c, depth);
+
+	while (!c->failed && cond_peek(c) == ANDAND) {
+		c->i++;
+		v = cond_primary(c, depth) && v;
+	}
+	return v;
+}
+
+static bool cond_or(struct cond *c, int depth)
+{
+	bool v = cond_and(c, depth);
+
+	while (!c->failed && cond_peek(c) == OROR) {
+		c->i++;
+		v = cond_and(c, depth) || v;
+	}
+	return v;
+}
+
+/* %( cond %? then [%: else] %) */
+static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
+			  size_t i, struct tokvec *out,
+			  const struct expansion *exp, int depth)
+{
+	size_t then = 0, els = 0, end, j;
+	int level = 0;
+	struct tokvec ctoks = { 0 };
+	struct cond c = { .pp = pp };
+	bool value;
+
+	for (j = i + 1; tok[j].type != END; j++) {
+		int ty = tok[j].type;
+
+		if (ty == PP_IF) {
+			level++;
+		} else if (ty == PP_END) {
+			if (level-- == 0)
+				break;
+		} else if (level == 0 && ty == PP_THEN && !then) {
+			then = j;
+		} else if (level == 0 && ty == PP_ELSE && then && !els) {
+			els = j;
+		}
+	}
+	end = j;
+	if (tok[end].type != PP_END) {
+		pp_error(pp, &tok[i].loc, "unterminated conditional; expected "
+			 "'%%)'");
+		return end;
+	}
+	if (!then) {
+		pp_error(pp, &tok[end].loc, "expected '%%?' in conditional, "
+			 "saw '%%)'");
+		return end + 1;
+	}
+	pp_run(pp, tok + i + 1, then - i - 1, &ctoks, exp, depth);
+	c.t = ctoks.v;
+	c.n = ctoks.n;
+	if (c.n == 0) {
+		pp_error(pp, &tok[then].loc, "expected a condition before '%%?'");
+		c.failed = true;
+		value = false;
+	} else {
+		value = cond_or(&c, 0);
+		if (!c.failed && c.i < c.n)
+			cond_error(&c, "expected '&&', '||' or '%?'");
+	}
+	tokvec_free(&ctoks);
+	if (c.failed)
+		return end + 1;
+	if (value)
+		pp_run(pp, tok + then + 1, (els ? els : end) - then - 1, out,
+		       exp, depth);
+	else if (els)
+		pp_run(pp, tok + els + 1, end - els - 1, out, exp, depth);
+	return end + 1;
+}
+
+/* ---- arguments ---- */
+
+static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
+		     const struct expansion *exp)
+{
+	struct session *s = pp->s;
+	struct token c = *t;
+
+	if (t->type == ARGC_DOLLAR || t->type == ARGC_AT) {
+		if (t->type == ARGC_DOLLAR) {
+			c.type = NUMBER;
+			c.num = s->nargs;
+			c.text = arena_printf(&s->arena, "%d", s->nargs);
+			c.len = strlen(c.text);
+		} else {
+			c.type = STRING;
+			c.str = arena_printf(&s->arena, "%d", s->nargs);
+			c.slen = strlen(c.str);
+			c.text = arena_printf(&s->arena, "\"%s\"", c.str);
+			c.len = c.slen + 2;
+		}
+		out_push(pp, out, &c, exp);
+		return;
+	}
+	if (t->num < 1 || t->num > s->nargs) {
+		pp_error(pp, &t->loc, "command line argument out of range "
+			 "[1-%d]", s->nargs);
+		/* stand in with a literal so that parsing goes on quietly */
+		c.type = t->type == ARG_AT ? STRING : NUMBER;
+		c.num = 0;
+		c.str = "";
+		c.slen = 0;
+		out_push(pp, out, &c, exp);
+		return;
+	}
+	if (t->type == ARG_AT) {
+		const char *a = s->args[t->num - 1];
+
+		c.type = STRING;
+		c.str = a;
+		c.slen = strlen(a);
+		c.text = arena_printf(&s->arena, "\"%s\"", a);
+		c.len = strlen(c.text);
+		out_push(pp, out, &c, exp);
+	} else {
+		struct tokvec v = { 0 };
+
+		lex_argument(s, s->args[t->num - 1], &t->loc, &v);
+		for (size_t k = 0; k < v.n; k++) {
+			v.v[k].space_before = k ? v.v[k].space_before :
+						  t->space_before;
+			out_push(pp, out, &v.v[k], exp);
+		}
+		tokvec_free(&v);
+	}
+}
+
+static void pp_run(struct pp *pp, const struct token *tok, size_t n,
+		   struct tokvec *out, const struct expansion *exp, int depth)
+{
+	size_t i = 0;
+
+	while (i < n && !pp->over) {
+		const struct token *t = &tok[i];
+		struct macro *m;
+
+		switch (t->type) {
+		case END:
+			return;
+		case PP_DEFINE:
+			i = define(pp, tok, n, i);
+			break;
+		case AT_NAME:
+			m = table_find(&pp->local, t->text + 1, t->len - 1);
+			if (!m)
+				m = table_find(library(pp->s), t->text + 1,
+					       t->len - 1);
+			if (m) {
+				i = expand(pp, m, tok, n, i, out, exp, depth);
+			} else {
+				out_push(pp, out, t, exp);
+				i++;
+			}
+			break;
+		case PP_IF:
+			i = conditional(pp, tok, n, i, out, exp, depth);
+			break;
+		case PP_THEN:
+		case PP_ELSE:
+		case PP_END:
+			pp_error(pp, &t->loc, "'%.*s' without a matching '%%('",
+				 (int)t->len, t->text);
+			i++;
+			break;
+		case ARG_DOLLAR:
+		case ARG_AT:
+		case ARGC_DOLLAR:
+		case ARGC_AT:
+			argument(pp, t, out, exp);
+			i++;
+			break;
+		default:
+			out_push(pp, out, t, exp);
+			i++;
+		}
+	}
+}
+
+void preprocess(struct session *s, const struct tokvec *in,
+		struct tokvec *out)
+{
+	struct pp pp = { .s = s, .budget = 1000000 + 64 * in->n };
+	struct token end = in->v[in->n - 1];
+
+	pp_run(&pp, in->v, in->n, out, NULL, 0);
+	tokvec_push(out, &end);
+}

@@ -1,0 +1,123 @@
+/* session.c - compile context lifetime, source registry, data paths. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "kconfig.h"
+
+struct session *session_new(void)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	arena_init(&s->arena);
+	s->err = stderr;
+	s->max_errors = 50;
+	s->last_pass = 5;
+	return s;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	free(s->include_dirs);
+	kconfig_free(s->kconfig);
+	arena_free(&s->arena);
+	free(s);
+}
+
+void session_add_include(struct session *s, const char *dir)
+{
+	const char **v = realloc(s->include_dirs,
+				 sizeof(*v) * (size_t)(s->ninclude + 1));
+
+	if (!v) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	v[s->ninclude++] = dir;
+	s->include_dirs = v;
+}
+
+struct srcfile *session_add_source(struct session *s, const char *name,
+				   const char *text, size_t len,
+				   bool privileged)
+{
+	struct srcfile *f = ANEW(&s->arena, struct srcfile);
+
+	f->name = arena_strdup(&s->arena, name);
+	f->text = arena_strndup(&s->arena, text, len);
+	f->len = len;
+	f->privileged = privileged;
+	f->next = s->files;
+	s->files = f;
+	return f;
+}
+
+struct srcfile *session_read_file(struct session *s, const char *path,
+				  bool privileged)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	struct srcfile *f;
+
+	if (!fp) {
+		diag_plain(s, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			if (!buf) {
+				fputs("tapir: out of memory\n", stderr);
+				exit(2);
+			}
+		}
+		n = fread(buf + len, 1, cap - len, fp);
+		len += n;
+	} while (n > 0);
+	if (ferror(fp)) {
+		diag_plain(s, "cannot read '%s': %s", path, strerror(errno));
+		if (fp != stdin)
+			fclose(fp);
+		free(buf);
+		return NULL;
+	}
+	if (fp != stdin)
+		fclose(fp);
+	f = session_add_source(s, strcmp(path, "-") == 0 ? "<input>" : path,
+			       buf ? buf : "", len, privileged);
+	free(buf);
+	return f;
+}
+
+/*
+ * An uninstalled tapir (run from its build tree) uses the source tree's
+ * tapsets; an installed one uses $(pkgdatadir)/tapsets. TAPIR_DATADIR
+ * overrides both.
+ */
+const char *session_tapset_dir(struct session *s)
+{
+	const char *env = getenv("TAPIR_DATADIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return arena_printf(&s->arena, "%s/tapsets", env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if (strncmp(exe, TAPIR_BUILDDIR "/", strlen(TAPIR_BUILDDIR) + 1) == 0)
+			return TAPIR_SRCDIR "/tapsets";
+	}
+	return TAPIR_PKGDATADIR "/tapsets";
+}

@@ -1,0 +1,59 @@
+/* session.h - the one compile context every pass receives.
+ *
+ * Nothing in the translator keeps global state: options, the arena, the
+ * loaded files, macros and diagnostics counters all live here.
+ */
+#ifndef TAPIR_SESSION_H
+#define TAPIR_SESSION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+
+struct kconfig;
+struct macro_table;
+
+struct session {
+	struct arena arena;
+	FILE *err;			/* diagnostics go here */
+	int errors, warnings;
+	int max_errors;			/* stop reporting after this many */
+
+	/* options */
+	int last_pass;			/* -p N (5: run) */
+	bool guru;			/* -g */
+	int verbose;			/* -v */
+	const char **args;		/* script arguments $1..$N */
+	int nargs;
+	const char **include_dirs;	/* -I DIR, in order */
+	int ninclude;
+	const char *target;		/* -r RELEASE|BUILDDIR, or NULL */
+
+	/* the target kernel, resolved on first use */
+	struct kconfig *kconfig;
+
+	/* library macros from .stpm files on the tapset path */
+	struct macro_table *lib_macros;
+	bool lib_macros_loaded;
+
+	struct srcfile *files;		/* every file read, for diagnostics */
+};
+
+struct session *session_new(void);
+void session_free(struct session *s);
+void session_add_include(struct session *s, const char *dir);
+
+/* Register a file's text with the session; the text is copied. */
+struct srcfile *session_add_source(struct session *s, const char *name,
+				   const char *text, size_t len,
+				   bool privileged);
+/* Read a file (or "-" for standard input); NULL after a diagnostic. */
+struct srcfile *session_read_file(struct session *s, const char *path,
+				  bool privileged);
+
+/* The tapset library directory (installed, or the source tree's). */
+const char *session_tapset_dir(struct session *s);
+
+#endif

@@ -1,0 +1,149 @@
+/* tapir.c - the driver.
+ *
+ * Roadmap: a script goes through numbered passes, and -p N stops after
+ * pass N, printing what that pass made.
+ *
+ *   1 parse      lexer.l, preproc.c, feed.c, parser.y -> ast.h   (-p1 prints
+ *                the script back in canonical form, print.c)
+ *   2 elaborate  resolve names, tapsets, probe points, types     (planned)
+ *   3 translate  emit C for the runtime and kernel-core          (planned)
+ *   4 build      kbuild against the target kernel, cache         (planned)
+ *   5 run        load and stream output, host or --vm guest      (planned)
+ *
+ * Everything a pass needs travels in one struct session.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "parse.h"
+#include "print.h"
+#include "session.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: tapir [OPTIONS] FILE [ARGS...]\n"
+	      "       tapir [OPTIONS] -e SCRIPT [ARGS...]\n"
+	      "       tapir [OPTIONS] - [ARGS...]      (script on standard input)\n"
+	      "\n"
+	      "Compile a SystemTap-language script into a kernel module and run it.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -e SCRIPT      run the script given on the command line\n"
+	      "  -p NUM         stop after pass NUM (1 parse, 2 elaborate, 3 translate,\n"
+	      "                 4 build, 5 run)\n"
+	      "  -g             guru mode: allow embedded C in the script\n"
+	      "  -I DIR         add DIR to the tapset search path\n"
+	      "  -r RELEASE|DIR target kernel release or build directory\n"
+	      "                 (default: the running kernel)\n"
+	      "  -v             more verbose\n"
+	      "  -h, --help     show this help\n"
+	      "  -V, --version  show the version\n"
+	      "\n"
+	      "ARGS are the script's $1..$N (tokens) and @1..@N (strings).\n"
+	      "This version implements pass 1; passes 2 to 5 are being built.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct session *s = session_new();
+	const char *script_text = NULL, *script_file = NULL;
+	struct srcfile *f;
+	struct script *sc;
+	int c, status;
+
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			script_text = optarg;
+			break;
+		case 'p': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || n < 1 || n > 5) {
+				fprintf(stderr, "tapir: invalid pass number '%s' "
+					"(expected 1 to 5)\n", optarg);
+				return 1;
+			}
+			s->last_pass = (int)n;
+			break;
+		}
+		case 'g':
+			s->guru = true;
+			break;
+		case 'I':
+			session_add_include(s, optarg);
+			break;
+		case 'r':
+			s->target = optarg;
+			break;
+		case 'v':
+			s->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			session_free(s);
+			return 0;
+		case 'V':
+			printf("Tapir %s (SystemTap language %s)\n",
+			       PACKAGE_VERSION, TAPIR_STAP_COMPAT);
+			session_free(s);
+			return 0;
+		default:
+			usage(stderr);
+			session_free(s);
+			return 1;
+		}
+	}
+	if (!script_text) {
+		if (optind >= argc) {
+			fputs("tapir: no script given (a FILE, '-' or -e SCRIPT)\n",
+			      stderr);
+			usage(stderr);
+			session_free(s);
+			return 1;
+		}
+		script_file = argv[optind++];
+	}
+	s->args = (const char **)argv + optind;
+	s->nargs = argc - optind;
+
+	if (s->last_pass > 1) {
+		fprintf(stderr, "tapir: pass %d is not available yet; this "
+			"version stops after pass 1 (use -p1)\n", s->last_pass);
+		session_free(s);
+		return 1;
+	}
+
+	/* Pass 1: parse. */
+	if (script_text)
+		f = session_add_source(s, "<input>", script_text,
+				       strlen(script_text), false);
+	else
+		f = session_read_file(s, script_file, false);
+	if (!f) {
+		session_free(s);
+		return 1;
+	}
+	sc = parse_source(s, f);
+	if (s->errors) {
+		status = 1;
+	} else {
+		print_script(stdout, sc);
+		status = 0;
+	}
+	if (fflush(stdout) != 0)
+		status = 1;
+	session_free(s);
+	return status;
+}
