@@ -43,7 +43,7 @@ static const char *const op_names[OP__COUNT] = {
 	[OP_LT] = "<", [OP_GT] = ">", [OP_LE] = "<=", [OP_GE] = ">=",
 	[OP_EQ] = "==", [OP_NE] = "!=", [OP_MATCH] = "=~",
 	[OP_NOMATCH] = "!~",
-	[OP_NEG] = "-", [OP_PLUS] = "+", [OP_NOT] = "!", [OP_BNOT] = "~",
+	[OP_NEG] = "-", [OP_PLUS] = "+", [OP_NOT] = "!", [OP_BNOT] = "~", [OP_ADDR] = "&",
 	[OP_ASSIGN] = "=", [OP_AGG] = "<<<",
 	[OP_INC] = "++", [OP_DEC] = "--",
 };

@@ -26,7 +26,7 @@ enum op {
 	/* comparisons */
 	OP_LT, OP_GT, OP_LE, OP_GE, OP_EQ, OP_NE, OP_MATCH, OP_NOMATCH,
 	/* unary */
-	OP_NEG, OP_PLUS, OP_NOT, OP_BNOT,
+	OP_NEG, OP_PLUS, OP_NOT, OP_BNOT, OP_ADDR,
 	/* assignment: OP_ASSIGN, or OP_ASSIGN + compound operator */
 	OP_ASSIGN, OP_AGG,		/* =  <<< */
 	OP_INC, OP_DEC,
@@ -72,6 +72,8 @@ enum expr_kind {
 	E_CAST,		/* a: pointer; str: type; str2: module or NULL;
 			   chain, pretty, addr */
 	E_ATVAR,	/* str: "name@file"; str2: module or NULL; chain, ... */
+	E_AUTOCAST,	/* a: a typed value (var, call, ...); chain (starts
+			   with ->), pretty, addr */
 	E_AT,		/* atop; args */
 	E_STAT,		/* statop; a */
 	E_HIST,		/* histop; a; args: lo, hi, width for linear */

@@ -140,6 +140,7 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 	    AT_STAT AT_HIST_LINEAR AT_HIST_LOG AT_UNKNOWN
 
 %type <expr> expr primary literal_value opt_expr index target hist
+%type <expr> autocast_base
 %type <elist> args arg_list index_list
 %type <stmt> stmt block simple_stmt foreach_stmt
 %type <slist> stmts
@@ -171,6 +172,7 @@ toplevel
 	: probe_decl
 	| kw_global globals
 	| kw_private kw_global private_globals
+	| kw_private private_globals
 	| function_decl
 	| kw_private function_decl
 		{ p->last_decl->private_ = true; }
@@ -732,8 +734,20 @@ expr
 		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_INC; $$->a = $1; }
 	| expr DEC
 		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_DEC; $$->a = $1; }
-	| '&' target %prec UNARY
-		{ $$ = $2; $$->addr = true; $$->loc = @1; }
+	| '&' expr %prec UNARY
+		{
+			if (($2->kind == E_TARGET || $2->kind == E_CAST ||
+			     $2->kind == E_ATVAR || $2->kind == E_AUTOCAST) &&
+			    !$2->addr) {
+				$$ = $2;
+				$$->addr = true;
+				$$->loc = @1;
+			} else {
+				$$ = ast_expr(S, E_UNARY, &@1);
+				$$->op = OP_ADDR;
+				$$->a = $2;
+			}
+		}
 	| primary
 	;
 
@@ -752,7 +766,7 @@ primary
 			$$->args = $3.head;
 		}
 	| IDENT '(' args ')'	{ $$ = call(p, $1, $3.head); }
-	| '(' expr ')'		{ $$ = $2; }
+	| '(' expr ')' %prec STMT_END	{ $$ = $2; }
 	| EMBEDDED
 		{
 			check_embedded(p, $1, "embedded expression code");
@@ -860,6 +874,47 @@ target
 			$$->str2 = arena_strndup(&S->arena, $5->str, $5->slen);
 			$$ = target(p, $$, $7.head, $8);
 		}
+	| autocast_base ARROW IDENT chain pretty
+		{
+			/* a value followed by ->: its type comes from where
+			 * it was assigned (autocast) */
+			struct chain *first = ANEW(&S->arena, struct chain);
+
+			first->field = name_of(p, $3);
+			first->loc = @3;
+			first->next = $4.head;
+			$$ = ast_expr(S, E_AUTOCAST, &@2);
+			$$->a = $1;
+			$$ = target(p, $$, first, $5);
+		}
+	| '(' expr ')' '[' expr ']' chain pretty
+		{
+			struct chain *first = ANEW(&S->arena, struct chain);
+
+			first->index = $5;
+			first->loc = @4;
+			first->next = $7.head;
+			$$ = ast_expr(S, E_AUTOCAST, &@4);
+			$$->a = $2;
+			$$ = target(p, $$, first, $8);
+		}
+	;
+
+/* Values that may be followed by ->field without a $ or @cast. */
+autocast_base
+	: IDENT
+		{
+			$$ = ast_expr(S, E_VAR, &@1);
+			$$->str = name_of(p, $1);
+		}
+	| IDENT '[' index_list ']'
+		{
+			$$ = ast_expr(S, E_INDEX, &@1);
+			$$->str = name_of(p, $1);
+			$$->args = $3.head;
+		}
+	| IDENT '(' args ')'	{ $$ = call(p, $1, $3.head); }
+	| '(' expr ')'		{ $$ = $2; }
 	;
 
 chain

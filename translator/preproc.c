@@ -134,6 +134,20 @@ static void load_library_dir(struct session *s, const char *dir,
 		free(names);
 }
 
+/* A tapset root holds generic files, then the kernel runtime's (linux/),
+ * each with an architecture subfolder for the target. */
+static void load_library_root(struct session *s, const char *root,
+			      struct macro_table *lib)
+{
+	const char *arch = kconfig_get(s)->arch;
+	struct arena *a = &s->arena;
+
+	load_library_dir(s, root, lib);
+	load_library_dir(s, arena_printf(a, "%s/%s", root, arch), lib);
+	load_library_dir(s, arena_printf(a, "%s/linux", root), lib);
+	load_library_dir(s, arena_printf(a, "%s/linux/%s", root, arch), lib);
+}
+
 static struct macro_table *library(struct session *s)
 {
 	if (!s->lib_macros_loaded) {
@@ -141,9 +155,9 @@ static struct macro_table *library(struct session *s)
 
 		s->lib_macros_loaded = true;
 		s->lib_macros = lib;
-		load_library_dir(s, session_tapset_dir(s), lib);
+		load_library_root(s, session_tapset_dir(s), lib);
 		for (int i = 0; i < s->ninclude; i++)
-			load_library_dir(s, s->include_dirs[i], lib);
+			load_library_root(s, s->include_dirs[i], lib);
 	}
 	return s->lib_macros;
 }
@@ -396,26 +410,76 @@ static bool string_compare(int op, const char *a, const char *b, bool version)
 	return compare_result(op, version ? version_compare(a, b) : strcmp(a, b));
 }
 
-static bool cond_literal(struct cond *c, bool *is_num, int64_t *num,
-			 const char **str)
+/* One side of a comparison: a literal or a name the target defines. */
+struct atom {
+	bool is_num;
+	int64_t num;
+	const char *str;
+	bool name;		/* kernel_v, arch, CONFIG_..., not a literal */
+	bool version;		/* compare as versions */
+	bool config;		/* CONFIG_*: a number or a string as needed */
+	const struct token *tok;
+};
+
+static bool cond_atom(struct cond *c, struct atom *v)
 {
-	const struct token *t = &c->t[c->i];
+	struct session *s = c->pp->s;
+	const struct token *t = &c->t[c->i < c->n ? c->i : c->n - 1];
 	bool neg = false;
 
+	memset(v, 0, sizeof(*v));
+	v->tok = t;
+	if (cond_peek(c) == IDENT) {
+		char *name = arena_strndup(&s->arena, t->text, t->len);
+
+		v->name = true;
+		if (strcmp(name, "kernel_v") == 0 ||
+		    strcmp(name, "kernel_vr") == 0) {
+			struct kconfig *k = kconfig_get(s);
+
+			v->str = name[8] == 'r' ? k->release : k->version;
+			v->version = true;
+		} else if (strcmp(name, "systemtap_v") == 0) {
+			v->str = TAPIR_STAP_COMPAT;
+			v->version = true;
+		} else if (strcmp(name, "arch") == 0) {
+			v->str = kconfig_get(s)->arch;
+		} else if (strcmp(name, "runtime") == 0) {
+			v->str = "kernel";
+		} else if (strcmp(name, "systemtap_privilege") == 0) {
+			v->str = "stapdev";
+		} else if (strcmp(name, "guru_mode") == 0) {
+			v->is_num = true;
+			v->num = s->guru;
+		} else if (strncmp(name, "CONFIG_", 7) == 0) {
+			const char *val = kconfig_value(kconfig_get(s), name);
+
+			v->config = true;
+			v->str = val ? val : "";
+			v->num = strtoll(v->str, NULL, 0);
+		} else {
+			cond_error(c, "expected 'arch', 'runtime', 'kernel_v', "
+				   "'kernel_vr', 'systemtap_v', "
+				   "'systemtap_privilege', 'guru_mode', "
+				   "'CONFIG_...' or a literal");
+			return false;
+		}
+		c->i++;
+		return true;
+	}
 	if (cond_peek(c) == '-') {
 		neg = true;
 		c->i++;
-		t = &c->t[c->i];
+		t = &c->t[c->i < c->n ? c->i : c->n - 1];
 	}
 	if (cond_peek(c) == NUMBER) {
-		*is_num = true;
-		*num = neg ? -t->num : t->num;
+		v->is_num = true;
+		v->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
 		c->i++;
 		return true;
 	}
 	if (cond_peek(c) == STRING && !neg) {
-		*is_num = false;
-		*str = arena_strndup(&c->pp->s->arena, t->str, t->slen);
+		v->str = arena_strndup(&s->arena, t->str, t->slen);
 		c->i++;
 		return true;
 	}
@@ -425,71 +489,10 @@ static bool cond_literal(struct cond *c, bool *is_num, int64_t *num,
 
 static bool cond_comparison(struct cond *c)
 {
-	struct session *s = c->pp->s;
-	const struct token *lhs = &c->t[c->i];
-	bool lnum = false, rnum = false;
-	int64_t ln = 0, rn = 0;
-	const char *ls = NULL, *rs = NULL;
+	struct atom l, r;
 	int op;
 
-	if (cond_peek(c) == IDENT) {
-		struct kconfig *k = NULL;
-		char *name = arena_strndup(&s->arena, lhs->text, lhs->len);
-		bool version = false;
-
-		c->i++;
-		op = cond_peek(c);
-		if (!is_compare(op)) {
-			cond_error(c, "expected a comparison operator");
-			return false;
-		}
-		c->i++;
-		if (!cond_literal(c, &rnum, &rn, &rs))
-			return false;
-		if (strcmp(name, "kernel_v") == 0 ||
-		    strcmp(name, "kernel_vr") == 0) {
-			k = kconfig_get(s);
-			ls = name[8] == 'r' ? k->release : k->version;
-			version = true;
-		} else if (strcmp(name, "systemtap_v") == 0) {
-			ls = TAPIR_STAP_COMPAT;
-			version = true;
-		} else if (strcmp(name, "arch") == 0) {
-			ls = kconfig_get(s)->arch;
-		} else if (strcmp(name, "runtime") == 0) {
-			ls = "kernel";
-		} else if (strcmp(name, "systemtap_privilege") == 0) {
-			ls = "stapdev";
-		} else if (strcmp(name, "guru_mode") == 0) {
-			lnum = true;
-			ln = s->guru;
-		} else if (strncmp(name, "CONFIG_", 7) == 0) {
-			const char *v = kconfig_value(kconfig_get(s), name);
-
-			ls = v ? v : "";
-			if (rnum) {
-				lnum = true;
-				ln = strtoll(ls, NULL, 0);
-			}
-		} else {
-			c->i -= 2;
-			cond_error(c, "expected 'arch', 'runtime', 'kernel_v', "
-				   "'kernel_vr', 'systemtap_v', "
-				   "'systemtap_privilege', 'guru_mode', "
-				   "'CONFIG_...' or a literal");
-			return false;
-		}
-		if (lnum != rnum) {
-			c->i--;
-			cond_error(c, lnum ? "expected a number" :
-				   "expected a string");
-			return false;
-		}
-		if (lnum)
-			return compare_result(op, ln < rn ? -1 : ln > rn);
-		return string_compare(op, ls, rs, version);
-	}
-	if (!cond_literal(c, &lnum, &ln, &ls))
+	if (!cond_atom(c, &l))
 		return false;
 	op = cond_peek(c);
 	if (!is_compare(op)) {
@@ -497,16 +500,30 @@ static bool cond_comparison(struct cond *c)
 		return false;
 	}
 	c->i++;
-	if (!cond_literal(c, &rnum, &rn, &rs))
+	if (!cond_atom(c, &r))
 		return false;
-	if (lnum != rnum) {
+	/* CONFIG_ values take the type of the other side */
+	if (l.config && (r.is_num || (r.config && !r.str[0])))
+		l.is_num = true;
+	if (r.config && (l.is_num || (l.config && !l.str[0])))
+		r.is_num = true;
+	if (l.config && r.config && *l.str && *r.str) {
+		char *e1, *e2;
+
+		strtoll(l.str, &e1, 0);
+		strtoll(r.str, &e2, 0);
+		l.is_num = r.is_num = !*e1 && !*e2;
+	}
+	if (l.is_num != r.is_num) {
 		c->i--;
-		cond_error(c, lnum ? "expected a number" : "expected a string");
+		cond_error(c, l.is_num ? "expected a number" : "expected a string");
 		return false;
 	}
-	if (lnum)
-		return compare_result(op, ln < rn ? -1 : ln > rn);
-	return compare_result(op, strcmp(ls, rs));
+	if (l.is_num)
+		return compare_result(op, l.num < r.num ? -1 : l.num > r.num);
+	if (l.name || r.name)
+		return string_compare(op, l.str, r.str, l.version || r.version);
+	return compare_result(op, strcmp(l.str, r.str));
 }
 
 static bool cond_or(struct cond *c, int depth);

@@ -37,7 +37,7 @@ static int prec(const struct expr *e)
 	case E_UNARY: return PREC_UNARY;
 	case E_CREMENT: return e->prefix ? PREC_UNARY : PREC_POSTFIX;
 	case E_NUM: return e->num < 0 ? PREC_UNARY : PREC_PRIMARY;
-	case E_TARGET: case E_CAST: case E_ATVAR:
+	case E_TARGET: case E_CAST: case E_ATVAR: case E_AUTOCAST:
 		return e->addr ? PREC_UNARY : PREC_PRIMARY;
 	default: return PREC_PRIMARY;
 	}
@@ -48,6 +48,8 @@ static char first_char(const struct expr *e)
 {
 	switch (e->kind) {
 	case E_NUM: return e->num < 0 ? '-' : 0;
+	case E_TARGET: case E_CAST: case E_ATVAR: case E_AUTOCAST:
+		return e->addr ? '&' : 0;
 	case E_UNARY: return ast_op_name(e->op)[0];
 	case E_CREMENT:
 		return e->prefix ? ast_op_name(e->op)[0] : first_char(e->a);
@@ -158,6 +160,20 @@ static void primary(FILE *out, const struct expr *e)
 			print_string_literal(out, e->str2, strlen(e->str2));
 		}
 		fputc(')', out);
+		chain_pretty(out, e);
+		break;
+	case E_AUTOCAST:
+		if (e->addr)
+			fputc('&', out);
+		/* only what the grammar takes before -> goes bare */
+		if (e->chain->field && (e->a->kind == E_VAR ||
+		    e->a->kind == E_INDEX || e->a->kind == E_CALL)) {
+			primary(out, e->a);
+		} else {
+			fputc('(', out);
+			print_expr(out, e->a);
+			fputc(')', out);
+		}
 		chain_pretty(out, e);
 		break;
 	case E_AT:
