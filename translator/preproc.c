@@ -167,7 +167,8 @@ static struct token *copy_tokens(struct session *s, const struct token *t,
 {
 	struct token *v = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*v));
 
-	memcpy(v, t, n * sizeof(*v));
+	if (n)
+		memcpy(v, t, n * sizeof(*v));
 	return v;
 }
 
