@@ -3,15 +3,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "arena.h"
 
 struct arena_chunk {
 	struct arena_chunk *next;
+	size_t size;		/* of the whole chunk */
 	max_align_t data[];
 };
 
-#define ARENA_CHUNK (256 * 1024)
+/* Chunks start small (most scripts are small) and double up to 2 MiB,
+ * the size of a transparent huge page. */
+#define ARENA_FIRST (64 * 1024)
+#define ARENA_MAX (2 * 1024 * 1024)
 
 void arena_init(struct arena *a)
 {
@@ -24,25 +29,47 @@ void arena_free(struct arena *a)
 
 	for (; c; c = next) {
 		next = c->next;
-		free(c);
+		if (c->size >= ARENA_MAX)
+			munmap(c, c->size);
+		else
+			free(c);
 	}
 	memset(a, 0, sizeof(*a));
 }
 
+/* Chunks come zeroed (mmap, or calloc for small ones) so that
+ * arena_alloc need not clear what it hands out. */
 static void arena_grow(struct arena *a, size_t n)
 {
-	size_t size = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
-	struct arena_chunk *c = malloc(sizeof(*c) + size);
+	size_t size = a->next_size ? a->next_size : ARENA_FIRST;
+	struct arena_chunk *c;
 
+	if (size < ARENA_MAX)
+		a->next_size = size * 2;
+	if (n > size / 4)
+		size = n;
+	size += sizeof(*c);
+	if (size >= ARENA_MAX) {
+		size = (size + ARENA_MAX - 1) & ~(size_t)(ARENA_MAX - 1);
+		c = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			c = NULL;
+		else
+			madvise(c, size, MADV_HUGEPAGE);
+	} else {
+		c = calloc(1, size);
+	}
 	if (!c) {
 		fputs("tapir: out of memory\n", stderr);
 		exit(2);
 	}
-	a->total += sizeof(*c) + size;
+	a->total += size;
+	c->size = size;
 	c->next = a->head;
 	a->head = c;
 	a->cur = (char *)c->data;
-	a->end = a->cur + size;
+	a->end = (char *)c + size;
 }
 
 void *arena_alloc(struct arena *a, size_t n)
@@ -56,13 +83,12 @@ void *arena_alloc(struct arena *a, size_t n)
 		arena_grow(a, n);
 	p = a->cur;
 	a->cur += n;
-	memset(p, 0, n);
 	return p;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc(a, n + 1);	/* zeroed: the NUL is there */
 
 	memcpy(p, s, n);
 	p[n] = '\0';

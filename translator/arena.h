@@ -10,6 +10,7 @@ struct arena {
 	struct arena_chunk *head;
 	char *cur, *end;
 	size_t total;		/* bytes obtained from malloc, for benches */
+	size_t next_size;	/* size of the next chunk */
 };
 
 void arena_init(struct arena *a);

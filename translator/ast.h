@@ -81,19 +81,22 @@ enum expr_kind {
 };
 
 struct expr {
-	enum expr_kind kind;
-	int op;			/* enum op, atop, statop or histop */
-	struct loc loc;
-	struct expr *next;	/* sibling in an argument or index list */
-	int64_t num;
-	const char *str, *str2;
-	size_t len;
-	struct expr *a, *b, *c;
-	struct expr *args;
-	struct chain *chain;
+	unsigned char kind;	/* enum expr_kind */
+	unsigned char op;	/* enum op, atop, statop or histop */
 	unsigned char pretty;	/* 0, 1 for $, 2 for $$ */
 	bool addr;		/* &$var */
 	bool prefix;		/* ++x rather than x++ */
+	unsigned int len;	/* E_STR: length of str */
+	struct loc loc;
+	struct expr *next;	/* sibling in an argument or index list */
+	union {
+		int64_t num;	/* E_NUM */
+		const char *str;
+	};
+	const char *str2;
+	struct expr *a, *b, *c;
+	struct expr *args;
+	struct chain *chain;
 };
 
 enum stmt_kind {

@@ -37,7 +37,7 @@ static bool brace_group(const struct parser *p, size_t i, size_t *end)
 	bool comma = false;
 
 	for (; i < p->toks.n; i++) {
-		int ty = p->toks.v[i].type;
+		int ty = p->toks.v[i]->type;
 
 		if (ty == '{') {
 			depth++;
@@ -71,9 +71,9 @@ static const struct token *glue_name(struct parser *p,
 
 	*t = *first;
 	t->type = PP_NAME;
-	i = (size_t)(first - p->toks.v);
+	i = p->pos - 1;
 	for (;;) {
-		const struct token *u = &p->toks.v[i];
+		const struct token *u = p->toks.v[i];
 		size_t last;
 
 		if (u->type == '{' && brace_group(p, i, &end))
@@ -83,7 +83,7 @@ static const struct token *glue_name(struct parser *p,
 		else
 			break;
 		for (size_t k = i; k <= last; k++) {
-			const struct token *v = &p->toks.v[k];
+			const struct token *v = p->toks.v[k];
 
 			if (len + v->len + 1 > cap) {
 				char *nb;
@@ -97,7 +97,7 @@ static const struct token *glue_name(struct parser *p,
 			len += v->len;
 		}
 		i = last + 1;
-		if (p->toks.v[i].space_before)
+		if (p->toks.v[i]->space_before)
 			break;
 	}
 	buf[len] = '\0';
@@ -156,8 +156,8 @@ static const struct token *join_strings(struct parser *p,
 	size_t n = 0, i;
 	char *buf;
 
-	for (i = p->pos; p->toks.v[i].type == STRING; i++)
-		n += p->toks.v[i].slen;
+	for (i = p->pos; p->toks.v[i]->type == STRING; i++)
+		n += p->toks.v[i]->slen;
 	if (i == p->pos)
 		return first;
 	t = arena_alloc(&p->s->arena, sizeof(*t));
@@ -167,8 +167,8 @@ static const struct token *join_strings(struct parser *p,
 	memcpy(buf, first->str, first->slen);
 	n = first->slen;
 	for (; p->pos < i; p->pos++) {
-		memcpy(buf + n, p->toks.v[p->pos].str, p->toks.v[p->pos].slen);
-		n += p->toks.v[p->pos].slen;
+		memcpy(buf + n, p->toks.v[p->pos]->str, p->toks.v[p->pos]->slen);
+		n += p->toks.v[p->pos]->slen;
 	}
 	buf[n] = '\0';
 	t->str = buf;
@@ -178,7 +178,7 @@ static const struct token *join_strings(struct parser *p,
 
 const struct token *feed_next(struct parser *p)
 {
-	const struct token *t = &p->toks.v[p->pos];
+	const struct token *t = p->toks.v[p->pos];
 
 	if (t->type != END)
 		p->pos++;
@@ -192,7 +192,7 @@ const struct token *feed_next(struct parser *p)
 			size_t end;
 
 			if (t->type != '{' ||
-			    brace_group(p, (size_t)(t - p->toks.v), &end))
+			    brace_group(p, p->pos - 1, &end))
 				t = glue_name(p, t);
 		} else if (t->type == K_IF) {
 			p->pp_cond = true;

@@ -20,7 +20,7 @@ struct session;
 struct parser {
 	struct session *s;
 	const struct srcfile *file;
-	struct tokvec toks;		/* preprocessed, ends with END */
+	struct tokptrs toks;		/* preprocessed, ends with END */
 	size_t pos;
 	const struct token *cur;	/* the token last handed out */
 

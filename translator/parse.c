@@ -18,9 +18,9 @@ struct script *parse_source(struct session *s, const struct srcfile *f)
 	p.file = f;
 	lex_file(s, f, &raw);
 	preprocess(s, &raw, &p.toks);
-	tokvec_free(&raw);
 	yyparse(&p);
-	tokvec_free(&p.toks);
+	tokptrs_free(&p.toks);
+	tokvec_free(&raw);
 	sc->file = f;
 	sc->decls = p.decls;
 	return sc;

@@ -79,7 +79,7 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 	struct { struct chain *head, *tail; } chlist;
 	struct { struct param *head, *tail; } parlist;
 	struct { struct expr *var; int dir; } sortvar;
-	struct { int op, dir; struct loc loc; } agg;
+	struct { int op, dir; const struct token *tok; } agg;
 	int num;
 }
 
@@ -533,7 +533,7 @@ foreach_stmt
 
 			a->str = name_of(p, $5);
 			$$ = foreach_finish(p, $3, a, $6, &@6, $7.op, $7.dir,
-					    &$7.loc, $8, &@1);
+					    $7.tok ? &$7.tok->loc : NULL, $8, &@1);
 			$$->body = $10;
 		}
 	| K_FOREACH '(' foreach_head K_IN IDENT '[' index_list ']' sort_opt
@@ -544,7 +544,7 @@ foreach_stmt
 			a->str = name_of(p, $5);
 			a->args = $7.head;
 			$$ = foreach_finish(p, $3, a, $9, &@9, $10.op, $10.dir,
-					    &$10.loc, $11, &@1);
+					    $10.tok ? &$10.tok->loc : NULL, $11, &@1);
 			$$->body = $13;
 		}
 	| K_FOREACH '(' foreach_head K_IN hist foreach_limit ')' stmt
@@ -579,16 +579,20 @@ foreach_keys
 		}
 	| '[' foreach_key_list ']'
 		{
+			int i = 1;
+
 			$$ = ANEW(&S->arena, struct foreach);
 			$$->agg = -1;
 			$$->keys = $2.head;
 			$$->nkeys = $2.n;
 			$$->bracketed = true;
-			/* foreach_key_list recorded sort markers in $2.n's sign */
-			for (struct expr *k = $2.head; k; k = k->next)
-				if (k->op)
-					foreach_sort(p, $$, (int)k->num, k->op,
+			/* the sort marker of each key waits in its op */
+			for (struct expr *k = $2.head; k; k = k->next, i++)
+				if (k->op) {
+					foreach_sort(p, $$, i, k->op == 1 ? 1 : -1,
 						     &k->loc);
+					k->op = 0;
+				}
 		}
 	;
 
@@ -597,8 +601,7 @@ foreach_key_list
 		{
 			$$.head = $$.tail = $1.var;
 			$$.n = 1;
-			$1.var->op = $1.dir;
-			$1.var->num = 1;
+			$1.var->op = (unsigned char)($1.dir == 1 ? 1 : $1.dir ? 2 : 0);
 		}
 	| foreach_key_list ',' foreach_key
 		{
@@ -606,8 +609,7 @@ foreach_key_list
 			$$.tail->next = $3.var;
 			$$.tail = $3.var;
 			$$.n++;
-			$3.var->op = $3.dir;
-			$3.var->num = $$.n;
+			$3.var->op = (unsigned char)($3.dir == 1 ? 1 : $3.dir ? 2 : 0);
 		}
 	;
 
@@ -627,9 +629,9 @@ sort_opt
 	;
 
 foreach_agg
-	: %empty	{ $$.op = -1; $$.dir = 0; $$.loc = @$; }
-	| AT_STAT '+'	{ $$.op = (int)$1->num; $$.dir = 1; $$.loc = @1; }
-	| AT_STAT '-'	{ $$.op = (int)$1->num; $$.dir = -1; $$.loc = @1; }
+	: %empty	{ $$.op = -1; $$.dir = 0; $$.tok = NULL; }
+	| AT_STAT '+'	{ $$.op = (int)$1->num; $$.dir = 1; $$.tok = $1; }
+	| AT_STAT '-'	{ $$.op = (int)$1->num; $$.dir = -1; $$.tok = $1; }
 	;
 
 foreach_limit
@@ -784,7 +786,7 @@ primary
 	| AT_STAT '(' expr ')'
 		{
 			$$ = ast_expr(S, E_STAT, &@1);
-			$$->op = (int)$1->num;
+			$$->op = (unsigned char)$1->num;
 			$$->a = $3;
 		}
 	| hist %prec STMT_END
@@ -802,7 +804,7 @@ primary
 			int want = arity[$1->num] ? arity[$1->num] : 1;
 
 			$$ = ast_expr(S, E_AT, &@1);
-			$$->op = (int)$1->num;
+			$$->op = (unsigned char)$1->num;
 			$$->args = $3.head;
 			if ($3.n != want)
 				perror_at(p, &@1, "'%.*s' takes %d argument%s, "

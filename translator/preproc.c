@@ -33,11 +33,15 @@ struct macro {
 	struct token *body;
 	size_t nbody;
 	struct loc loc;
-	struct macro *next;
+	struct macro *next;	/* every macro of the table, newest first */
+	struct macro *hnext;	/* same hash bucket */
 };
 
+/* Macros by name: a chained hash table in the arena. */
 struct macro_table {
 	struct macro *head;
+	struct macro **buckets;
+	size_t nbuckets, count;
 };
 
 struct pp {
@@ -48,7 +52,7 @@ struct pp {
 };
 
 static void pp_run(struct pp *pp, const struct token *tok, size_t n,
-		   struct tokvec *out, const struct expansion *exp, int depth);
+		   struct tokptrs *out, const struct expansion *exp, int depth);
 
 static void pp_error(struct pp *pp, const struct loc *l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -63,11 +67,8 @@ static void pp_error(struct pp *pp, const struct loc *l, const char *fmt, ...)
 	pp->s->errors++;
 }
 
-static void out_push(struct pp *pp, struct tokvec *out, const struct token *t,
-		     const struct expansion *exp)
+static void out_push(struct pp *pp, struct tokptrs *out, const struct token *t)
 {
-	struct token c;
-
 	if (pp->budget == 0) {
 		if (!pp->over)
 			pp_error(pp, &t->loc, "macro expansion produces too much "
@@ -76,10 +77,25 @@ static void out_push(struct pp *pp, struct tokvec *out, const struct token *t,
 		return;
 	}
 	pp->budget--;
-	c = *t;
-	if (exp && !c.loc.exp)
-		c.loc.exp = exp;
-	tokvec_push(out, &c);
+	tokptrs_push(out, t);
+}
+
+/* A token made here (an argument's value, a count) lives in the arena. */
+static const struct token *new_token(struct pp *pp, const struct token *t)
+{
+	struct token *c = ANEW(&pp->s->arena, struct token);
+
+	*c = *t;
+	return c;
+}
+
+static size_t name_hash(const char *name, size_t nlen)
+{
+	size_t h = 2166136261u;
+
+	for (size_t i = 0; i < nlen; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h;
 }
 
 static struct macro *table_find(struct macro_table *t, const char *name,
@@ -87,10 +103,38 @@ static struct macro *table_find(struct macro_table *t, const char *name,
 {
 	struct macro *m;
 
-	for (m = t ? t->head : NULL; m; m = m->next)
+	if (!t || !t->nbuckets)
+		return NULL;
+	m = t->buckets[name_hash(name, nlen) & (t->nbuckets - 1)];
+	for (; m; m = m->hnext)
 		if (m->nlen == nlen && memcmp(m->name, name, nlen) == 0)
 			return m;
 	return NULL;
+}
+
+static void table_add(struct session *s, struct macro_table *t,
+		      struct macro *m)
+{
+	size_t b;
+
+	if (t->count >= t->nbuckets) {
+		size_t n = t->nbuckets ? t->nbuckets * 2 : 64;
+		struct macro **v = arena_alloc(&s->arena, n * sizeof(*v));
+
+		for (struct macro *o = t->head; o; o = o->next) {
+			b = name_hash(o->name, o->nlen) & (n - 1);
+			o->hnext = v[b];
+			v[b] = o;
+		}
+		t->buckets = v;
+		t->nbuckets = n;
+	}
+	b = name_hash(m->name, m->nlen) & (t->nbuckets - 1);
+	m->hnext = t->buckets[b];
+	t->buckets[b] = m;
+	m->next = t->head;
+	t->head = m;
+	t->count++;
 }
 
 /* Library macros: every .stpm file on the tapset path, loaded once. */
@@ -109,23 +153,21 @@ static void load_library_dir(struct session *s, const char *dir,
 			struct srcfile *f = session_read_file(s, path, true);
 
 			if (f) {
-				struct tokvec raw = { 0 }, cooked = { 0 };
+				struct tokvec raw = { 0 };
+				struct tokptrs cooked = { 0 };
 				struct pp pp = { .s = s, .budget = 1000000 };
 
 				lex_file(s, f, &raw);
 				pp_run(&pp, raw.v, raw.n, &cooked, NULL, 0);
 				/* only the definitions matter */
-				while (pp.local.head) {
-					struct macro *m = pp.local.head;
-
-					pp.local.head = m->next;
-					if (table_find(lib, m->name, m->nlen))
-						continue;
-					m->next = lib->head;
-					lib->head = m;
+				for (struct macro *m = pp.local.head, *nx; m;
+				     m = nx) {
+					nx = m->next;
+					if (!table_find(lib, m->name, m->nlen))
+						table_add(s, lib, m);
 				}
 				tokvec_free(&raw);
-				tokvec_free(&cooked);
+				tokptrs_free(&cooked);
 			}
 		}
 		free(names[i]);
@@ -243,21 +285,31 @@ static size_t define(struct pp *pp, const struct token *tok, size_t n,
 	m->body = copy_tokens(pp->s, tok + j + 1, end - j - 1);
 	m->nbody = end - j - 1;
 	m->loc = name->loc;
-	m->next = pp->local.head;
-	pp->local.head = m;
+	table_add(pp->s, &pp->local, m);
 	tokvec_free(&params);
 	return end + 1;
+}
+
+static int param_index(const struct macro *m, const struct token *b)
+{
+	if (b->type != AT_NAME)
+		return -1;
+	for (int q = 0; q < m->nparams; q++)
+		if (m->params[q].len == b->len - 1 &&
+		    memcmp(m->params[q].text, b->text + 1, b->len - 1) == 0)
+			return q;
+	return -1;
 }
 
 /* @NAME or @NAME(args): substitute and preprocess the body. */
 static size_t expand(struct pp *pp, const struct macro *m,
 		     const struct token *tok, size_t n, size_t i,
-		     struct tokvec *out, const struct expansion *exp, int depth)
+		     struct tokptrs *out, const struct expansion *exp, int depth)
 {
 	const struct token *use = &tok[i];
-	size_t j = i + 1, *start = NULL, *len = NULL;
+	size_t j = i + 1, *start = NULL, *len = NULL, nbody = 0;
 	int nargs = 0, level = 0;
-	struct tokvec body = { 0 };
+	struct token *body;
 	struct expansion *e;
 
 	if (depth >= PP_MAX_DEPTH) {
@@ -324,36 +376,40 @@ static size_t expand(struct pp *pp, const struct macro *m,
 			return j;
 		}
 	}
+	/* the expansion lives in the arena: the output points into it */
 	for (size_t k = 0; k < m->nbody; k++) {
 		const struct token *b = &m->body[k];
-		int p = -1;
+		int p = param_index(m, b);
 
-		if (b->type == AT_NAME)
-			for (int q = 0; q < m->nparams; q++)
-				if (m->params[q].len == b->len - 1 &&
-				    memcmp(m->params[q].text, b->text + 1,
-					   b->len - 1) == 0)
-					p = q;
-		if (p >= 0) {
-			for (size_t a = 0; a < len[p]; a++)
-				tokvec_push(&body, &tok[start[p] + a]);
-		} else {
-			tokvec_push(&body, b);
-		}
+		nbody += p >= 0 ? len[p] : 1;
 	}
-	free(start);
-	free(len);
+	body = arena_alloc(&pp->s->arena, (nbody ? nbody : 1) * sizeof(*body));
 	e = ANEW(&pp->s->arena, struct expansion);
 	e->site = use->loc;
 	e->site.exp = use->loc.exp ? use->loc.exp : exp;
 	e->macro = arena_strndup(&pp->s->arena, m->name, m->nlen);
 	e->depth = depth + 1;
-	/* body tokens were defined elsewhere: mark them as expanded here */
-	for (size_t k = 0; k < body.n; k++)
-		if (!body.v[k].loc.exp)
-			body.v[k].loc.exp = e;
-	pp_run(pp, body.v, body.n, out, e, depth + 1);
-	tokvec_free(&body);
+	nbody = 0;
+	for (size_t k = 0; k < m->nbody; k++) {
+		const struct token *b = &m->body[k];
+		int p = param_index(m, b);
+
+		if (p >= 0) {
+			/* arguments keep the place they were written */
+			for (size_t a = 0; a < len[p]; a++)
+				body[nbody++] = tok[start[p] + a];
+		} else {
+			/* body tokens were defined elsewhere: mark them as
+			 * expanded here */
+			body[nbody] = *b;
+			if (!body[nbody].loc.exp)
+				body[nbody].loc.exp = e;
+			nbody++;
+		}
+	}
+	free(start);
+	free(len);
+	pp_run(pp, body, nbody, out, e, depth + 1);
 	return j;
 }
 
@@ -361,14 +417,14 @@ static size_t expand(struct pp *pp, const struct macro *m,
 
 struct cond {
 	struct pp *pp;
-	const struct token *t;
+	const struct token *const *t;
 	size_t i, n;
 	bool failed;
 };
 
 static void cond_error(struct cond *c, const char *what)
 {
-	const struct token *t = &c->t[c->i < c->n ? c->i : c->n - 1];
+	const struct token *t = c->t[c->i < c->n ? c->i : c->n - 1];
 
 	if (!c->failed)
 		pp_error(c->pp, &t->loc, "%s, saw %s", what,
@@ -379,7 +435,7 @@ static void cond_error(struct cond *c, const char *what)
 
 static int cond_peek(struct cond *c)
 {
-	return c->i < c->n ? c->t[c->i].type : PP_THEN;
+	return c->i < c->n ? c->t[c->i]->type : PP_THEN;
 }
 
 static bool is_compare(int ty)
@@ -425,7 +481,7 @@ struct atom {
 static bool cond_atom(struct cond *c, struct atom *v)
 {
 	struct session *s = c->pp->s;
-	const struct token *t = &c->t[c->i < c->n ? c->i : c->n - 1];
+	const struct token *t = c->t[c->i < c->n ? c->i : c->n - 1];
 	bool neg = false;
 
 	memset(v, 0, sizeof(*v));
@@ -471,7 +527,7 @@ static bool cond_atom(struct cond *c, struct atom *v)
 	if (cond_peek(c) == '-') {
 		neg = true;
 		c->i++;
-		t = &c->t[c->i < c->n ? c->i : c->n - 1];
+		t = c->t[c->i < c->n ? c->i : c->n - 1];
 	}
 	if (cond_peek(c) == NUMBER) {
 		v->is_num = true;
@@ -574,12 +630,12 @@ static bool cond_or(struct cond *c, int depth)
 
 /* %( cond %? then [%: else] %) */
 static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
-			  size_t i, struct tokvec *out,
+			  size_t i, struct tokptrs *out,
 			  const struct expansion *exp, int depth)
 {
 	size_t then = 0, els = 0, end, j;
 	int level = 0;
-	struct tokvec ctoks = { 0 };
+	struct tokptrs ctoks = { 0 };
 	struct cond c = { .pp = pp };
 	bool value;
 
@@ -620,7 +676,7 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 		if (!c.failed && c.i < c.n)
 			cond_error(&c, "expected '&&', '||' or '%?'");
 	}
-	tokvec_free(&ctoks);
+	tokptrs_free(&ctoks);
 	if (c.failed)
 		return end + 1;
 	if (value)
@@ -633,8 +689,7 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 
 /* ---- arguments ---- */
 
-static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
-		     const struct expansion *exp)
+static void argument(struct pp *pp, const struct token *t, struct tokptrs *out)
 {
 	struct session *s = pp->s;
 	struct token c = *t;
@@ -652,7 +707,7 @@ static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
 			c.text = arena_printf(&s->arena, "\"%s\"", c.str);
 			c.len = c.slen + 2;
 		}
-		out_push(pp, out, &c, exp);
+		out_push(pp, out, new_token(pp, &c));
 		return;
 	}
 	if (t->num < 1 || t->num > s->nargs) {
@@ -663,7 +718,7 @@ static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
 		c.num = 0;
 		c.str = "";
 		c.slen = 0;
-		out_push(pp, out, &c, exp);
+		out_push(pp, out, new_token(pp, &c));
 		return;
 	}
 	if (t->type == ARG_AT) {
@@ -674,7 +729,7 @@ static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
 		c.slen = strlen(a);
 		c.text = arena_printf(&s->arena, "\"%s\"", a);
 		c.len = strlen(c.text);
-		out_push(pp, out, &c, exp);
+		out_push(pp, out, new_token(pp, &c));
 	} else {
 		struct tokvec v = { 0 };
 
@@ -682,14 +737,26 @@ static void argument(struct pp *pp, const struct token *t, struct tokvec *out,
 		for (size_t k = 0; k < v.n; k++) {
 			v.v[k].space_before = k ? v.v[k].space_before :
 						  t->space_before;
-			out_push(pp, out, &v.v[k], exp);
+			out_push(pp, out, new_token(pp, &v.v[k]));
 		}
 		tokvec_free(&v);
 	}
 }
 
+static bool plain(int type)
+{
+	switch (type) {
+	case END: case PP_DEFINE: case AT_NAME: case PP_IF: case PP_THEN:
+	case PP_ELSE: case PP_END: case ARG_DOLLAR: case ARG_AT:
+	case ARGC_DOLLAR: case ARGC_AT:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static void pp_run(struct pp *pp, const struct token *tok, size_t n,
-		   struct tokvec *out, const struct expansion *exp, int depth)
+		   struct tokptrs *out, const struct expansion *exp, int depth)
 {
 	size_t i = 0;
 
@@ -711,7 +778,7 @@ static void pp_run(struct pp *pp, const struct token *tok, size_t n,
 			if (m) {
 				i = expand(pp, m, tok, n, i, out, exp, depth);
 			} else {
-				out_push(pp, out, t, exp);
+				out_push(pp, out, t);
 				i++;
 			}
 			break;
@@ -729,22 +796,33 @@ static void pp_run(struct pp *pp, const struct token *tok, size_t n,
 		case ARG_AT:
 		case ARGC_DOLLAR:
 		case ARGC_AT:
-			argument(pp, t, out, exp);
+			argument(pp, t, out);
 			i++;
 			break;
-		default:
-			out_push(pp, out, t, exp);
-			i++;
+		default: {
+			/* the common case: a run of ordinary tokens */
+			size_t j = i + 1;
+
+			while (j < n && plain(tok[j].type))
+				j++;
+			if (pp->budget < j - i) {
+				out_push(pp, out, t);
+				i++;
+				break;
+			}
+			pp->budget -= j - i;
+			for (; i < j; i++)
+				tokptrs_push(out, &tok[i]);
+		}
 		}
 	}
 }
 
 void preprocess(struct session *s, const struct tokvec *in,
-		struct tokvec *out)
+		struct tokptrs *out)
 {
 	struct pp pp = { .s = s, .budget = 1000000 + 64 * in->n };
-	struct token end = in->v[in->n - 1];
 
 	pp_run(&pp, in->v, in->n, out, NULL, 0);
-	tokvec_push(out, &end);
+	tokptrs_push(out, &in->v[in->n - 1]);
 }

@@ -12,8 +12,9 @@
 
 struct session;
 
-/* Preprocess 'in' (ending with END) into 'out' (ending with END). */
+/* Preprocess 'in' (ending with END) into 'out' (ending with END). The
+ * output points into 'in', which must outlive it. */
 void preprocess(struct session *s, const struct tokvec *in,
-		struct tokvec *out);
+		struct tokptrs *out);
 
 #endif

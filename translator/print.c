@@ -1,8 +1,84 @@
 /* print.c - print the tree back as source, in one canonical layout. */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "print.h"
+
+/* Output goes through a local buffer: -p1 prints as much as it reads. */
+struct obuf {
+	FILE *f;
+	size_t n;
+	char buf[1 << 16];
+};
+
+static void ob_flush(struct obuf *o)
+{
+	fwrite(o->buf, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void ob_mem(struct obuf *o, const char *s, size_t len)
+{
+	if (o->n + len > sizeof(o->buf)) {
+		ob_flush(o);
+		if (len > sizeof(o->buf)) {
+			fwrite(s, 1, len, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_mem(o, s, strlen(s));
+}
+
+static void ob_ch(struct obuf *o, int c)
+{
+	if (o->n == sizeof(o->buf))
+		ob_flush(o);
+	o->buf[o->n++] = (char)c;
+}
+
+static void ob_num(struct obuf *o, int64_t v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	ob_mem(o, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static void ob_printf(struct obuf *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ob_printf(struct obuf *o, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < (int)sizeof(tmp)) {
+		ob_mem(o, tmp, (size_t)n);
+		return;
+	}
+	ob_flush(o);
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
 
 enum {
 	PREC_ASSIGN = 1, PREC_TERNARY, PREC_LOR, PREC_LAND, PREC_BOR,
@@ -57,315 +133,326 @@ static char first_char(const struct expr *e)
 	}
 }
 
-static void expr_at(FILE *out, const struct expr *e, int min);
+static void expr_at(struct obuf *out, const struct expr *e, int min);
+static void expr(struct obuf *out, const struct expr *e);
 
-void print_string_literal(FILE *out, const char *s, size_t len)
+static void string_literal(struct obuf *out, const char *s, size_t len)
 {
-	fputc('"', out);
+	ob_ch(out, '"');
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\r': fputs("\\r", out); break;
+		case '"': ob_str(out, "\\\""); break;
+		case '\\': ob_str(out, "\\\\"); break;
+		case '\n': ob_str(out, "\\n"); break;
+		case '\t': ob_str(out, "\\t"); break;
+		case '\r': ob_str(out, "\\r"); break;
 		default:
 			if (c < 0x20 || c >= 0x7f)
-				fprintf(out, "\\%03o", c);
+				ob_printf(out, "\\%03o", c);
 			else
-				fputc(c, out);
+				ob_ch(out, c);
 		}
 	}
-	fputc('"', out);
+	ob_ch(out, '"');
 }
 
-static void list(FILE *out, const struct expr *e)
+static void list(struct obuf *out, const struct expr *e)
 {
 	for (; e; e = e->next) {
 		expr_at(out, e, PREC_ASSIGN);
 		if (e->next)
-			fputs(", ", out);
+			ob_str(out, ", ");
 	}
 }
 
-static void chain_pretty(FILE *out, const struct expr *e)
+static void chain_pretty(struct obuf *out, const struct expr *e)
 {
 	for (const struct chain *c = e->chain; c; c = c->next) {
 		if (c->field) {
-			fprintf(out, "->%s", c->field);
+			ob_str(out, "->");
+			ob_str(out, c->field);
 		} else {
-			fputc('[', out);
+			ob_ch(out, '[');
 			expr_at(out, c->index, PREC_ASSIGN);
-			fputc(']', out);
+			ob_ch(out, ']');
 		}
 	}
-	fputs(e->pretty == 2 ? "$$" : e->pretty == 1 ? "$" : "", out);
+	ob_str(out, e->pretty == 2 ? "$$" : e->pretty == 1 ? "$" : "");
 }
 
-static void primary(FILE *out, const struct expr *e)
+static void primary(struct obuf *out, const struct expr *e)
 {
 	switch (e->kind) {
 	case E_NUM:
-		fprintf(out, "%" PRId64, e->num);
+		ob_num(out, e->num);
 		break;
 	case E_STR:
-		print_string_literal(out, e->str, e->len);
+		string_literal(out, e->str, e->len);
 		break;
 	case E_VAR:
-		fputs(e->str, out);
+		ob_str(out, e->str);
 		break;
 	case E_WILD:
-		fputc('*', out);
+		ob_ch(out, '*');
 		break;
 	case E_INDEX:
-		fprintf(out, "%s[", e->str);
+		ob_str(out, e->str);
+		ob_ch(out, '[');
 		list(out, e->args);
-		fputc(']', out);
+		ob_ch(out, ']');
 		break;
 	case E_CALL:
-		fprintf(out, "%s(", e->str);
+		ob_str(out, e->str);
+		ob_ch(out, '(');
 		list(out, e->args);
-		fputc(')', out);
+		ob_ch(out, ')');
 		break;
 	case E_EMBEDDED:
-		fprintf(out, "%%{%s%%}", e->str);
+		ob_printf(out, "%%{%s%%}", e->str);
 		break;
 	case E_TARGET:
-		fprintf(out, "%s$%s", e->addr ? "&" : "", e->str);
+		ob_str(out, e->addr ? "&$" : "$");
+		ob_str(out, e->str);
 		chain_pretty(out, e);
 		break;
 	case E_CTXVAR:
-		fprintf(out, "$$%s", e->str);
+		ob_printf(out, "$$%s", e->str);
 		chain_pretty(out, e);
 		break;
 	case E_CAST:
-		fprintf(out, "%s@cast(", e->addr ? "&" : "");
+		ob_printf(out, "%s@cast(", e->addr ? "&" : "");
 		expr_at(out, e->a, PREC_ASSIGN);
-		fputs(", ", out);
-		print_string_literal(out, e->str, strlen(e->str));
+		ob_str(out, ", ");
+		string_literal(out, e->str, strlen(e->str));
 		if (e->str2) {
-			fputs(", ", out);
-			print_string_literal(out, e->str2, strlen(e->str2));
+			ob_str(out, ", ");
+			string_literal(out, e->str2, strlen(e->str2));
 		}
-		fputc(')', out);
+		ob_ch(out, ')');
 		chain_pretty(out, e);
 		break;
 	case E_ATVAR:
-		fprintf(out, "%s@var(", e->addr ? "&" : "");
-		print_string_literal(out, e->str, strlen(e->str));
+		ob_printf(out, "%s@var(", e->addr ? "&" : "");
+		string_literal(out, e->str, strlen(e->str));
 		if (e->str2) {
-			fputs(", ", out);
-			print_string_literal(out, e->str2, strlen(e->str2));
+			ob_str(out, ", ");
+			string_literal(out, e->str2, strlen(e->str2));
 		}
-		fputc(')', out);
+		ob_ch(out, ')');
 		chain_pretty(out, e);
 		break;
 	case E_AUTOCAST:
 		if (e->addr)
-			fputc('&', out);
+			ob_ch(out, '&');
 		/* only what the grammar takes before -> goes bare */
 		if (e->chain->field && (e->a->kind == E_VAR ||
 		    e->a->kind == E_INDEX || e->a->kind == E_CALL)) {
 			primary(out, e->a);
 		} else {
-			fputc('(', out);
-			print_expr(out, e->a);
-			fputc(')', out);
+			ob_ch(out, '(');
+			expr(out, e->a);
+			ob_ch(out, ')');
 		}
 		chain_pretty(out, e);
 		break;
 	case E_AT:
-		fprintf(out, "@%s(", ast_atop_name(e->op));
+		ob_printf(out, "@%s(", ast_atop_name(e->op));
 		list(out, e->args);
-		fputc(')', out);
+		ob_ch(out, ')');
 		break;
 	case E_STAT:
-		fprintf(out, "@%s(", ast_statop_name(e->op));
+		ob_printf(out, "@%s(", ast_statop_name(e->op));
 		expr_at(out, e->a, PREC_ASSIGN);
-		fputc(')', out);
+		ob_ch(out, ')');
 		break;
 	case E_HIST:
-		fputs(e->op == HIST_LINEAR ? "@hist_linear(" : "@hist_log(", out);
+		ob_str(out, e->op == HIST_LINEAR ? "@hist_linear(" : "@hist_log(");
 		expr_at(out, e->a, PREC_ASSIGN);
 		if (e->args) {
-			fputs(", ", out);
+			ob_str(out, ", ");
 			list(out, e->args);
 		}
-		fputc(')', out);
+		ob_ch(out, ')');
 		break;
 	case E_BUCKET:
 		primary(out, e->a);
-		fputc('[', out);
+		ob_ch(out, '[');
 		expr_at(out, e->b, PREC_ASSIGN);
-		fputc(']', out);
+		ob_ch(out, ']');
 		break;
 	default:
 		break;
 	}
 }
 
-static void expr_at(FILE *out, const struct expr *e, int min)
+static void expr_at(struct obuf *out, const struct expr *e, int min)
 {
 	int p = prec(e);
 
 	if (p < min)
-		fputc('(', out);
+		ob_ch(out, '(');
 	switch (e->kind) {
 	case E_ASSIGN:
 		expr_at(out, e->a, PREC_TERNARY);
-		fprintf(out, " %s%s ", ast_op_name(e->op),
-			e->op == OP_ASSIGN || e->op == OP_AGG ? "" : "=");
+		ob_ch(out, ' ');
+		ob_str(out, ast_op_name(e->op));
+		if (e->op != OP_ASSIGN && e->op != OP_AGG)
+			ob_ch(out, '=');
+		ob_ch(out, ' ');
 		expr_at(out, e->b, PREC_ASSIGN);
 		break;
 	case E_TERNARY:
 		expr_at(out, e->a, PREC_LOR);
-		fputs(" ? ", out);
+		ob_str(out, " ? ");
 		expr_at(out, e->b, PREC_ASSIGN);
-		fputs(" : ", out);
+		ob_str(out, " : ");
 		expr_at(out, e->c, PREC_TERNARY);
 		break;
 	case E_BINARY:
 		expr_at(out, e->a, p);
-		fprintf(out, " %s ", ast_op_name(e->op));
+		ob_ch(out, ' ');
+		ob_str(out, ast_op_name(e->op));
+		ob_ch(out, ' ');
 		expr_at(out, e->b, p + 1);
 		break;
 	case E_IN:
 		if (e->args->next || e->args->kind == E_WILD) {
-			fputc('[', out);
+			ob_ch(out, '[');
 			list(out, e->args);
-			fputc(']', out);
+			ob_ch(out, ']');
 		} else {
 			expr_at(out, e->args, PREC_IN + 1);
 		}
-		fprintf(out, " in %s", e->str);
+		ob_str(out, " in ");
+		ob_str(out, e->str);
 		break;
 	case E_UNARY:
-		fputs(ast_op_name(e->op), out);
+		ob_str(out, ast_op_name(e->op));
 		if (first_char(e->a) == ast_op_name(e->op)[0] ||
 		    prec(e->a) < PREC_UNARY)
-			fputc(' ', out);
+			ob_ch(out, ' ');
 		expr_at(out, e->a, PREC_UNARY);
 		break;
 	case E_CREMENT:
 		if (e->prefix) {
-			fputs(ast_op_name(e->op), out);
+			ob_str(out, ast_op_name(e->op));
 			if (first_char(e->a) == ast_op_name(e->op)[0])
-				fputc(' ', out);
+				ob_ch(out, ' ');
 			expr_at(out, e->a, PREC_UNARY);
 		} else {
 			expr_at(out, e->a, PREC_POSTFIX);
-			fputs(ast_op_name(e->op), out);
+			ob_str(out, ast_op_name(e->op));
 		}
 		break;
 	default:
 		primary(out, e);
 	}
 	if (p < min)
-		fputc(')', out);
+		ob_ch(out, ')');
 }
 
-void print_expr(FILE *out, const struct expr *e)
+static void expr(struct obuf *out, const struct expr *e)
 {
 	expr_at(out, e, PREC_ASSIGN);
 }
 
-static void indent(FILE *out, int n)
+static void indent(struct obuf *out, int n)
 {
 	while (n-- > 0)
-		fputc('\t', out);
+		ob_ch(out, '\t');
 }
 
-static void stmt(FILE *out, const struct stmt *s, int depth);
+static void stmt(struct obuf *out, const struct stmt *s, int depth);
 
-static void block(FILE *out, const struct stmt *b, int depth)
+static void block(struct obuf *out, const struct stmt *b, int depth)
 {
-	fputs("{\n", out);
+	ob_str(out, "{\n");
 	for (const struct stmt *s = b->body; s; s = s->next) {
 		indent(out, depth + 1);
 		stmt(out, s, depth + 1);
-		fputc('\n', out);
+		ob_ch(out, '\n');
 	}
 	indent(out, depth);
-	fputc('}', out);
+	ob_ch(out, '}');
 }
 
 /* The body of if/while/for/foreach: a block on the same line, anything
  * else on its own line, one level deeper. */
-static void body(FILE *out, const struct stmt *s, int depth)
+static void body(struct obuf *out, const struct stmt *s, int depth)
 {
 	if (s->kind == S_BLOCK) {
-		fputc(' ', out);
+		ob_ch(out, ' ');
 		block(out, s, depth);
 	} else {
-		fputc('\n', out);
+		ob_ch(out, '\n');
 		indent(out, depth + 1);
 		stmt(out, s, depth + 1);
 	}
 }
 
-static void sort_mark(FILE *out, int dir)
+static void sort_mark(struct obuf *out, int dir)
 {
-	fputs(dir > 0 ? "+" : dir < 0 ? "-" : "", out);
+	ob_str(out, dir > 0 ? "+" : dir < 0 ? "-" : "");
 }
 
-static void foreach(FILE *out, const struct foreach *fe)
+static void foreach(struct obuf *out, const struct foreach *fe)
 {
 	int i = 1;
 
-	fputs("foreach (", out);
+	ob_str(out, "foreach (");
 	if (fe->value)
-		fprintf(out, "%s = ", fe->value->str);
+		ob_printf(out, "%s = ", fe->value->str);
 	if (fe->bracketed || fe->nkeys > 1)
-		fputc('[', out);
+		ob_ch(out, '[');
 	for (const struct expr *k = fe->keys; k; k = k->next, i++) {
-		fputs(k->str, out);
+		ob_str(out, k->str);
 		if (fe->sort_by == i)
 			sort_mark(out, fe->sort_dir);
 		if (k->next)
-			fputs(", ", out);
+			ob_str(out, ", ");
 	}
 	if (fe->bracketed || fe->nkeys > 1)
-		fputc(']', out);
-	fputs(" in ", out);
+		ob_ch(out, ']');
+	ob_str(out, " in ");
 	primary(out, fe->array);
 	if (fe->sort_by == -1) {
 		if (fe->agg >= 0)
-			fprintf(out, " @%s", ast_statop_name(fe->agg));
+			ob_printf(out, " @%s", ast_statop_name(fe->agg));
 		sort_mark(out, fe->sort_dir);
 	}
 	if (fe->limit) {
-		fputs(" limit ", out);
+		ob_str(out, " limit ");
 		expr_at(out, fe->limit, PREC_ASSIGN);
 	}
-	fputc(')', out);
+	ob_ch(out, ')');
 }
 
-static void stmt(FILE *out, const struct stmt *s, int depth)
+static void stmt(struct obuf *out, const struct stmt *s, int depth)
 {
 	switch (s->kind) {
 	case S_BLOCK:
 		block(out, s, depth);
 		break;
 	case S_NULL:
-		fputc(';', out);
+		ob_ch(out, ';');
 		break;
 	case S_EXPR:
-		print_expr(out, s->e);
-		fputc(';', out);
+		expr(out, s->e);
+		ob_ch(out, ';');
 		break;
 	case S_IF:
-		fputs("if (", out);
-		print_expr(out, s->e);
-		fputc(')', out);
+		ob_str(out, "if (");
+		expr(out, s->e);
+		ob_ch(out, ')');
 		body(out, s->body, depth);
 		if (s->else_body) {
-			fputc('\n', out);
+			ob_ch(out, '\n');
 			indent(out, depth);
-			fputs("else", out);
+			ob_str(out, "else");
 			if (s->else_body->kind == S_IF) {
-				fputc(' ', out);
+				ob_ch(out, ' ');
 				stmt(out, s->else_body, depth);
 			} else {
 				body(out, s->else_body, depth);
@@ -373,22 +460,22 @@ static void stmt(FILE *out, const struct stmt *s, int depth)
 		}
 		break;
 	case S_WHILE:
-		fputs("while (", out);
-		print_expr(out, s->e);
-		fputc(')', out);
+		ob_str(out, "while (");
+		expr(out, s->e);
+		ob_ch(out, ')');
 		body(out, s->body, depth);
 		break;
 	case S_FOR:
-		fputs("for (", out);
+		ob_str(out, "for (");
 		if (s->init)
-			print_expr(out, s->init);
-		fputs("; ", out);
+			expr(out, s->init);
+		ob_str(out, "; ");
 		if (s->e)
-			print_expr(out, s->e);
-		fputs("; ", out);
+			expr(out, s->e);
+		ob_str(out, "; ");
 		if (s->incr)
-			print_expr(out, s->incr);
-		fputc(')', out);
+			expr(out, s->incr);
+		ob_ch(out, ')');
 		body(out, s->body, depth);
 		break;
 	case S_FOREACH:
@@ -396,129 +483,175 @@ static void stmt(FILE *out, const struct stmt *s, int depth)
 		body(out, s->body, depth);
 		break;
 	case S_BREAK:
-		fputs("break;", out);
+		ob_str(out, "break;");
 		break;
 	case S_CONTINUE:
-		fputs("continue;", out);
+		ob_str(out, "continue;");
 		break;
 	case S_NEXT:
-		fputs("next;", out);
+		ob_str(out, "next;");
 		break;
 	case S_RETURN:
-		fputs("return", out);
+		ob_str(out, "return");
 		if (s->e) {
-			fputc(' ', out);
-			print_expr(out, s->e);
+			ob_ch(out, ' ');
+			expr(out, s->e);
 		}
-		fputc(';', out);
+		ob_ch(out, ';');
 		break;
 	case S_DELETE:
-		fputs("delete ", out);
-		print_expr(out, s->e);
-		fputc(';', out);
+		ob_str(out, "delete ");
+		expr(out, s->e);
+		ob_ch(out, ';');
 		break;
 	case S_TRY:
-		fputs("try ", out);
+		ob_str(out, "try ");
 		block(out, s->body, depth);
-		fputs(" catch ", out);
+		ob_str(out, " catch ");
 		if (s->str)
-			fprintf(out, "(%s) ", s->str);
+			ob_printf(out, "(%s) ", s->str);
 		block(out, s->else_body, depth);
 		break;
 	}
 }
 
-void print_probe_point(FILE *out, const struct probe_point *pp)
+static void probe_point(struct obuf *out, const struct probe_point *pp)
 {
 	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
-		fputs(c->name, out);
+		ob_str(out, c->name);
 		if (c->arg) {
-			fputc('(', out);
+			ob_ch(out, '(');
 			primary(out, c->arg);
-			fputc(')', out);
+			ob_ch(out, ')');
 		}
 		if (c->next)
-			fputc('.', out);
+			ob_ch(out, '.');
 	}
-	fputs(pp->sufficient ? "!" : pp->optional ? "?" : "", out);
+	ob_str(out, pp->sufficient ? "!" : pp->optional ? "?" : "");
 	if (pp->cond) {
-		fputs(" if (", out);
-		print_expr(out, pp->cond);
-		fputc(')', out);
+		ob_str(out, " if (");
+		expr(out, pp->cond);
+		ob_ch(out, ')');
 	}
 }
 
-static void points(FILE *out, const struct probe_point *pp)
+static void points(struct obuf *out, const struct probe_point *pp)
 {
 	for (; pp; pp = pp->next) {
-		print_probe_point(out, pp);
+		probe_point(out, pp);
 		if (pp->next)
-			fputs(", ", out);
+			ob_str(out, ", ");
 	}
 }
 
-static void decl(FILE *out, const struct decl *d)
+static void decl(struct obuf *out, const struct decl *d)
 {
 	switch (d->kind) {
 	case D_PROBE:
-		fputs("probe ", out);
+		ob_str(out, "probe ");
 		points(out, d->points);
-		fputc(' ', out);
+		ob_ch(out, ' ');
 		block(out, d->body, 0);
 		break;
 	case D_ALIAS:
-		fputs("probe ", out);
+		ob_str(out, "probe ");
 		points(out, d->names);
-		fputs(d->append ? " += " : " = ", out);
+		ob_str(out, d->append ? " += " : " = ");
 		points(out, d->points);
-		fputc(' ', out);
+		ob_ch(out, ' ');
 		block(out, d->body, 0);
 		if (d->epilogue) {
-			fputs(", ", out);
+			ob_str(out, ", ");
 			block(out, d->epilogue, 0);
 		}
 		break;
 	case D_GLOBAL:
-		fprintf(out, "%sglobal %s%s", d->private_ ? "private " : "",
+		ob_printf(out, "%sglobal %s%s", d->private_ ? "private " : "",
 			d->name, d->wrap ? "%" : "");
 		if (d->size)
-			fprintf(out, "[%" PRId64 "]", d->size);
+			ob_printf(out, "[%" PRId64 "]", d->size);
 		if (d->init) {
-			fputs(" = ", out);
+			ob_str(out, " = ");
 			primary(out, d->init);
 		}
 		break;
 	case D_FUNCTION:
-		fprintf(out, "%sfunction %s", d->private_ ? "private " : "",
+		ob_printf(out, "%sfunction %s", d->private_ ? "private " : "",
 			d->name);
 		if (d->type != TYPE_UNKNOWN)
-			fprintf(out, ":%s", ast_type_name(d->type));
-		fputc('(', out);
+			ob_printf(out, ":%s", ast_type_name(d->type));
+		ob_ch(out, '(');
 		for (const struct param *pa = d->params; pa; pa = pa->next) {
-			fputs(pa->name, out);
+			ob_str(out, pa->name);
 			if (pa->type != TYPE_UNKNOWN)
-				fprintf(out, ":%s", ast_type_name(pa->type));
+				ob_printf(out, ":%s", ast_type_name(pa->type));
 			if (pa->next)
-				fputs(", ", out);
+				ob_str(out, ", ");
 		}
-		fputc(')', out);
+		ob_ch(out, ')');
 		if (d->priority)
-			fprintf(out, ":%" PRId64, d->priority);
-		fputc(' ', out);
+			ob_printf(out, ":%" PRId64, d->priority);
+		ob_ch(out, ' ');
 		if (d->body)
 			block(out, d->body, 0);
 		else
-			fprintf(out, "%%{%s%%}", d->code ? d->code : "");
+			ob_printf(out, "%%{%s%%}", d->code ? d->code : "");
 		break;
 	case D_EMBEDDED:
-		fprintf(out, "%%{%s%%}", d->code);
+		ob_printf(out, "%%{%s%%}", d->code);
 		break;
 	}
-	fputc('\n', out);
+	ob_ch(out, '\n');
 }
 
-void print_script(FILE *out, const struct script *sc)
+static struct obuf *ob_new(FILE *f)
 {
+	struct obuf *o = malloc(sizeof(*o));
+
+	if (!o) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	o->f = f;
+	o->n = 0;
+	return o;
+}
+
+static void ob_done(struct obuf *o)
+{
+	ob_flush(o);
+	free(o);
+}
+
+void print_script(FILE *f, const struct script *sc)
+{
+	struct obuf *o = ob_new(f);
+
 	for (const struct decl *d = sc->decls; d; d = d->next)
-		decl(out, d);
+		decl(o, d);
+	ob_done(o);
+}
+
+void print_expr(FILE *f, const struct expr *e)
+{
+	struct obuf *o = ob_new(f);
+
+	expr(o, e);
+	ob_done(o);
+}
+
+void print_probe_point(FILE *f, const struct probe_point *pp)
+{
+	struct obuf *o = ob_new(f);
+
+	probe_point(o, pp);
+	ob_done(o);
+}
+
+void print_string_literal(FILE *f, const char *s, size_t len)
+{
+	struct obuf *o = ob_new(f);
+
+	string_literal(o, s, len);
+	ob_done(o);
 }
