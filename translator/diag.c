@@ -38,6 +38,10 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 {
 	const struct expansion *e;
 
+	/* after max_errors, count but stay quiet (the driver says so) */
+	if (s->max_errors > 0 && s->errors >= s->max_errors &&
+	    strcmp(kind, "warning") != 0)
+		return;
 	if (l && l->file)
 		fprintf(s->err, "%s:%d:%d: %s: ", l->file->name, l->line,
 			l->col, kind);

@@ -1130,6 +1130,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 
 static void add_decl(struct parser *p, struct decl *d)
 {
+	if (d->kind == D_ALIAS)
+		for (const struct probe_point *n = d->names; n; n = n->next)
+			if (n->optional)
+				perror_at(p, &n->loc, "probe point alias name "
+					  "cannot be optional nor sufficient");
 	if (p->last_decl)
 		p->last_decl->next = d;
 	else

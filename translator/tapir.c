@@ -136,6 +136,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sc = parse_source(s, f);
+	if (s->errors > s->max_errors)
+		fprintf(stderr, "tapir: %d errors in all; only the first %d "
+			"are shown\n", s->errors, s->max_errors);
 	if (s->errors) {
 		status = 1;
 	} else {
