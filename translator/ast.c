@@ -93,3 +93,79 @@ const char *ast_type_name(enum vtype t)
 	default: return "unknown";
 	}
 }
+
+static struct chain *clone_chain(struct session *s, const struct chain *c)
+{
+	struct chain *head = NULL, **tail = &head;
+
+	for (; c; c = c->next) {
+		struct chain *n = ANEW(&s->arena, struct chain);
+
+		*n = *c;
+		n->index = ast_clone_expr(s, c->index);
+		n->next = NULL;
+		*tail = n;
+		tail = &n->next;
+	}
+	return head;
+}
+
+static struct expr *clone_list(struct session *s, const struct expr *e)
+{
+	struct expr *head = NULL, **tail = &head;
+
+	for (; e; e = e->next) {
+		*tail = ast_clone_expr(s, e);
+		tail = &(*tail)->next;
+	}
+	return head;
+}
+
+struct expr *ast_clone_expr(struct session *s, const struct expr *e)
+{
+	struct expr *n;
+
+	if (!e)
+		return NULL;
+	n = ANEW(&s->arena, struct expr);
+	*n = *e;
+	n->next = NULL;
+	n->a = ast_clone_expr(s, e->a);
+	n->b = ast_clone_expr(s, e->b);
+	n->c = ast_clone_expr(s, e->c);
+	n->args = clone_list(s, e->args);
+	n->chain = clone_chain(s, e->chain);
+	return n;
+}
+
+struct stmt *ast_clone_stmt(struct session *s, const struct stmt *st)
+{
+	struct stmt *n, *head = NULL, **tail;
+
+	if (!st)
+		return NULL;
+	n = ANEW(&s->arena, struct stmt);
+	*n = *st;
+	n->next = NULL;
+	n->e = ast_clone_expr(s, st->e);
+	n->init = ast_clone_expr(s, st->init);
+	n->incr = ast_clone_expr(s, st->incr);
+	n->else_body = ast_clone_stmt(s, st->else_body);
+	tail = &head;
+	for (const struct stmt *c = st->body; c; c = c->next) {
+		*tail = ast_clone_stmt(s, c);
+		tail = &(*tail)->next;
+	}
+	n->body = head;
+	if (st->fe) {
+		struct foreach *fe = ANEW(&s->arena, struct foreach);
+
+		*fe = *st->fe;
+		fe->value = ast_clone_expr(s, st->fe->value);
+		fe->keys = clone_list(s, st->fe->keys);
+		fe->array = ast_clone_expr(s, st->fe->array);
+		fe->limit = ast_clone_expr(s, st->fe->limit);
+		n->fe = fe;
+	}
+	return n;
+}

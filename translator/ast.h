@@ -86,6 +86,7 @@ struct expr {
 	unsigned char pretty;	/* 0, 1 for $, 2 for $$ */
 	bool addr;		/* &$var */
 	bool prefix;		/* ++x rather than x++ */
+	unsigned char type;	/* enum vtype, set by pass 2 */
 	unsigned int len;	/* E_STR: length of str */
 	struct loc loc;
 	struct expr *next;	/* sibling in an argument or index list */
@@ -97,6 +98,7 @@ struct expr {
 	struct expr *a, *b, *c;
 	struct expr *args;
 	struct chain *chain;
+	void *ref;		/* pass 2: the struct symbol or function named */
 };
 
 enum stmt_kind {
@@ -199,6 +201,10 @@ struct stmt *ast_stmt(struct session *s, enum stmt_kind k,
 		      const struct loc *l);
 struct decl *ast_decl(struct session *s, enum decl_kind k,
 		      const struct loc *l);
+
+/* Deep copies, for derived probes that each own their body. */
+struct expr *ast_clone_expr(struct session *s, const struct expr *e);
+struct stmt *ast_clone_stmt(struct session *s, const struct stmt *st);
 
 const char *ast_op_name(int op);	/* "+", "<<<", ... */
 const char *ast_atop_name(int atop);	/* "entry" for @entry */

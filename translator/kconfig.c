@@ -215,6 +215,10 @@ void kconfig_free(struct kconfig *k)
 	}
 	free(k->names);
 	free(k->values);
+	for (i = 0; i < k->nfuncs; i++)
+		free(k->funcs[i]);
+	free(k->funcs);
+	free(k->sym_source);
 	free(k->release);
 	free(k->version);
 	free(k->arch);

@@ -4,6 +4,9 @@
 #ifndef TAPIR_KCONFIG_H
 #define TAPIR_KCONFIG_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct session;
 
 struct kconfig {
@@ -14,6 +17,12 @@ struct kconfig {
 	char *config_path;	/* the .config read, or NULL */
 	char **names, **values;	/* CONFIG_ entries, sorted by name */
 	unsigned long nconfig;
+
+	/* kernel text symbols (ksyms.c), loaded on first use */
+	bool syms_loaded;
+	char **funcs;		/* sorted, unique, NULL-terminated */
+	size_t nfuncs;
+	char *sym_source;	/* the file they came from */
 };
 
 /* Resolve -r (or uname -r) once; never NULL. */

@@ -170,9 +170,9 @@ script
 
 toplevel
 	: probe_decl
-	| kw_global globals
-	| kw_private kw_global private_globals
-	| kw_private private_globals
+	| kw_global globals opt_semicolon
+	| kw_private kw_global private_globals opt_semicolon
+	| kw_private private_globals opt_semicolon
 	| function_decl
 	| kw_private function_decl
 		{ p->last_decl->private_ = true; }
@@ -186,6 +186,8 @@ toplevel
 		}
 	| error
 	;
+
+opt_semicolon: %empty | ';' ;
 
 /* Error recovery resumes reporting once a declaration has begun. */
 kw_probe: K_PROBE { yyerrok; p->in_function = false; } ;

@@ -25,6 +25,10 @@ struct session {
 	int last_pass;			/* -p N (5: run) */
 	bool guru;			/* -g */
 	int verbose;			/* -v */
+	bool no_warnings;		/* -w */
+	bool warnings_fatal;		/* -W */
+	bool keep_unused;		/* -u: no elision */
+	bool skip_badvars;		/* --skip-badvars */
 	const char **args;		/* script arguments $1..$N */
 	int nargs;
 	const char **include_dirs;	/* -I DIR, in order */

@@ -14,7 +14,14 @@ translator_libtapir_a_SOURCES = \
 	translator/feed.c translator/feed.h \
 	translator/ast.c translator/ast.h \
 	translator/print.c translator/print.h \
-	translator/parse.c translator/parse.h
+	translator/parse.c translator/parse.h \
+	translator/strmap.c translator/strmap.h \
+	translator/elab.h translator/elab-internal.h translator/provider.h \
+	translator/tapset.c translator/resolve.c translator/types.c \
+	translator/probes.c translator/ksyms.c translator/optimize.c \
+	translator/dump.c \
+	translator/pp_core.c translator/pp_timer.c translator/pp_kprobe.c \
+	translator/pp_kernel.c
 translator_libtapir_a_CPPFLAGS = -I$(top_srcdir)/translator -I$(top_builddir)/translator \
 	-DTAPIR_PKGDATADIR='"$(pkgdatadir)"' \
 	-DTAPIR_SRCDIR='"$(abs_top_srcdir)"' -DTAPIR_BUILDDIR='"$(abs_top_builddir)"'

@@ -5,7 +5,8 @@
  *
  *   1 parse      lexer.l, preproc.c, feed.c, parser.y -> ast.h   (-p1 prints
  *                the script back in canonical form, print.c)
- *   2 elaborate  resolve names, tapsets, probe points, types     (planned)
+ *   2 elaborate  tapset.c, probes.c + pp_*.c, resolve.c, types.c,
+ *                optimize.c -> elab.h   (-p2 prints the program, dump.c)
  *   3 translate  emit C for the runtime and kernel-core          (planned)
  *   4 build      kbuild against the target kernel, cache         (planned)
  *   5 run        load and stream output, host or --vm guest      (planned)
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "elab.h"
 #include "parse.h"
 #include "print.h"
 #include "session.h"
@@ -38,29 +40,47 @@ static void usage(FILE *out)
 	      "  -I DIR         add DIR to the tapset search path\n"
 	      "  -r RELEASE|DIR target kernel release or build directory\n"
 	      "                 (default: the running kernel)\n"
+	      "  -u             keep unused code (no elision)\n"
+	      "  -w             no warnings\n"
+	      "  -W             warnings are errors\n"
+	      "  -l PATTERN     list the probe points matching PATTERN\n"
+	      "  -L PATTERN     the same, with each point's variables\n"
+	      "  --dump-functions, --dump-probe-types, --dump-probe-aliases\n"
+	      "                 list the tapset library's functions, the probe\n"
+	      "                 point families, the probe aliases\n"
 	      "  -v             more verbose\n"
 	      "  -h, --help     show this help\n"
 	      "  -V, --version  show the version\n"
 	      "\n"
 	      "ARGS are the script's $1..$N (tokens) and @1..@N (strings).\n"
-	      "This version implements pass 1; passes 2 to 5 are being built.\n",
+	      "This version implements passes 1 and 2; passes 3 to 5 are being built.\n",
 	      out);
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
+	       OPT_SKIP_BADVARS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+		{ "dump-probe-types", no_argument, NULL, OPT_DUMP_TYPES },
+		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
+		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *list = NULL;
+	bool list_vars = false;
+	int dump = 0;
+	struct program *prog;
 	struct session *s = session_new();
 	const char *script_text = NULL, *script_file = NULL;
 	struct srcfile *f;
 	struct script *sc;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vhV", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -90,6 +110,28 @@ int main(int argc, char **argv)
 		case 'v':
 			s->verbose++;
 			break;
+		case 'u':
+			s->keep_unused = true;
+			break;
+		case 'w':
+			s->no_warnings = true;
+			break;
+		case 'W':
+			s->warnings_fatal = true;
+			break;
+		case 'l':
+		case 'L':
+			list = optarg;
+			list_vars = c == 'L';
+			break;
+		case OPT_DUMP_FUNCTIONS:
+		case OPT_DUMP_TYPES:
+		case OPT_DUMP_ALIASES:
+			dump = c;
+			break;
+		case OPT_SKIP_BADVARS:
+			s->skip_badvars = true;
+			break;
 		case 'h':
 			usage(stdout);
 			session_free(s);
@@ -105,6 +147,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (list || dump) {
+		status = list ? list_probes(s, list, list_vars) :
+			 dump == OPT_DUMP_FUNCTIONS ? dump_functions(s, stdout) :
+			 dump == OPT_DUMP_TYPES ? dump_probe_types(s, stdout) :
+			 dump_probe_aliases(s, stdout);
+		if (fflush(stdout) != 0)
+			status = 1;
+		session_free(s);
+		return status;
+	}
 	if (!script_text) {
 		if (optind >= argc) {
 			fputs("tapir: no script given (a FILE, '-' or -e SCRIPT)\n",
@@ -118,9 +170,10 @@ int main(int argc, char **argv)
 	s->args = (const char **)argv + optind;
 	s->nargs = argc - optind;
 
-	if (s->last_pass > 1) {
+	if (s->last_pass > 2) {
 		fprintf(stderr, "tapir: pass %d is not available yet; this "
-			"version stops after pass 1 (use -p1)\n", s->last_pass);
+			"version stops after pass 2 (use -p1 or -p2)\n",
+			s->last_pass);
 		session_free(s);
 		return 1;
 	}
@@ -136,13 +189,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sc = parse_source(s, f);
+	prog = NULL;
+	if (!s->errors && s->last_pass >= 2)
+		prog = elaborate(s, sc);
 	if (s->errors > s->max_errors)
 		fprintf(stderr, "tapir: %d errors in all; only the first %d "
 			"are shown\n", s->errors, s->max_errors);
 	if (s->errors) {
 		status = 1;
 	} else {
-		print_script(stdout, sc);
+		if (s->last_pass == 1)
+			print_script(stdout, sc);
+		else
+			dump_program(stdout, prog);
 		status = 0;
 	}
 	if (fflush(stdout) != 0)

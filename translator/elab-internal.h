@@ -1,0 +1,94 @@
+/* elab-internal.h - state shared by the files of pass 2. */
+#ifndef TAPIR_ELAB_INTERNAL_H
+#define TAPIR_ELAB_INTERNAL_H
+
+#include "elab.h"
+#include "strmap.h"
+
+struct tapset_file {
+	const struct srcfile *src;
+	struct script *script;
+	bool loaded;			/* its definitions are in the program */
+	struct tapset_file *next;
+};
+
+struct alias_def {
+	const struct probe_point *name;	/* one name of the alias */
+	const struct decl *decl;
+	struct tapset_file *file;	/* NULL: the user's script */
+};
+
+struct tapset_index {
+	struct tapset_file *files;
+	struct strmap functions;	/* name -> struct tapset_file */
+	struct strmap globals;		/* name -> struct tapset_file */
+	struct alias_def *aliases;	/* user's first, then the library's */
+	int naliases, cap;
+};
+
+/* A call inside foreach loops: the callee must not modify the arrays. */
+struct call_check {
+	struct function *fn;
+	const char **arrays;
+	int narrays;
+	struct loc loc;
+};
+
+struct elab {
+	struct session *s;
+	struct program *prog;
+	struct tapset_index *idx;
+	struct strmap functions;	/* name -> struct function, all arities */
+	struct strmap globals;		/* name -> struct symbol */
+	struct function **work;		/* functions to resolve */
+	int nwork, capwork;
+
+	/* the body being resolved */
+	struct function *fn;
+	struct dprobe *probe;
+	struct symbol **locals;
+	const struct srcfile *file;
+	int loop_depth;
+	const char **iterating;		/* arrays in active foreach loops */
+	int niterating;
+
+	struct call_check *checks;	/* calls made inside foreach loops */
+	int nchecks;
+	unsigned mark;
+
+	bool changed;			/* type inference made progress */
+	bool final;			/* last round: report what stays unknown */
+};
+
+/* tapset.c */
+struct tapset_index *tapset_index_build(struct session *s);
+void tapset_load(struct elab *e, struct tapset_file *f);
+void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f);
+
+/* probes.c */
+void probes_expand(struct elab *e, const struct decl *d);
+const char *pp_text(struct session *s, const struct probe_point *pp);
+
+/* resolve.c */
+struct function *function_lookup(struct elab *e, const char *name, int arity,
+				 bool *other_arity);
+struct symbol *global_lookup(struct elab *e, const char *name);
+void resolve_body(struct elab *e, struct stmt *body);
+void resolve_expr(struct elab *e, struct expr *x);
+void elab_error(struct elab *e, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void elab_warn(struct elab *e, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void elab_note(struct elab *e, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Up to five names from 'names' close to 'word', ", "-joined, or NULL. */
+const char *similar_names(struct session *s, const char *word,
+			  const char *const *names, int n);
+
+/* types.c */
+void types_infer(struct elab *e);
+
+/* optimize.c */
+void optimize_program(struct elab *e);
+
+#endif

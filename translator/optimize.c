@@ -1,0 +1,125 @@
+/* optimize.c - elide what a script never uses, and say so (-u keeps all).
+ *
+ * Functions never called and globals never touched are dropped (the
+ * library's quietly, the script's with a warning); expression statements
+ * without side effects are dropped; a probe left with nothing to do is
+ * dropped. Globals written but never read are marked to be printed when
+ * the script ends.
+ */
+#include <string.h>
+
+#include "elab-internal.h"
+
+static bool has_effect(const struct expr *x)
+{
+	if (!x)
+		return false;
+	switch (x->kind) {
+	case E_ASSIGN:
+	case E_CREMENT:
+	case E_CALL:
+	case E_EMBEDDED:
+		return true;
+	case E_IN:
+	case E_INDEX:
+		for (const struct expr *a = x->args; a; a = a->next)
+			if (has_effect(a))
+				return true;
+		return false;
+	default:
+		return has_effect(x->a) || has_effect(x->b) ||
+		       has_effect(x->c);
+	}
+}
+
+/* Returns true when the statement still does something. */
+static bool prune(struct elab *e, struct stmt *st)
+{
+	bool live = false;
+
+	if (!st)
+		return false;
+	switch (st->kind) {
+	case S_BLOCK:
+		for (struct stmt *c = st->body; c; c = c->next)
+			live |= prune(e, c);
+		return live;
+	case S_NULL:
+		return false;
+	case S_EXPR:
+		if (has_effect(st->e))
+			return true;
+		elab_warn(e, &st->e->loc, "eliding side-effect-free expression");
+		st->kind = S_NULL;
+		st->e = NULL;
+		return false;
+	case S_IF:
+		live = prune(e, st->body);
+		live |= prune(e, st->else_body);
+		return live || has_effect(st->e);
+	case S_TRY:
+		live = prune(e, st->body);
+		prune(e, st->else_body);
+		return live;
+	default:
+		if (st->body)
+			prune(e, st->body);
+		return true;
+	}
+}
+
+void optimize_program(struct elab *e)
+{
+	struct program *prog = e->prog;
+	struct function **fp = &prog->functions;
+	struct symbol **gp = &prog->globals;
+	struct dprobe **pp = &prog->probes;
+	const struct probe_point *warned = NULL;
+
+	for (struct symbol *g = prog->globals; g; g = g->next)
+		if (g->writes && !g->reads && !g->decl->loc.file->privileged)
+			g->print_at_exit = true;
+	if (e->s->keep_unused)
+		return;
+	while (*fp) {
+		struct function *fn = *fp;
+
+		if (fn->used) {
+			fp = &fn->next;
+			continue;
+		}
+		if (!fn->tapset)
+			elab_warn(e, &fn->decl->loc, "eliding unused function "
+				  "'%s'", fn->name);
+		*fp = fn->next;
+	}
+	while (*gp) {
+		struct symbol *g = *gp;
+
+		if (g->reads || g->writes > (g->decl->init ? 1u : 0u)) {
+			gp = &g->next;
+			continue;
+		}
+		if (!g->decl->loc.file->privileged)
+			elab_warn(e, &g->loc, "eliding unused variable '%s'",
+				  g->name);
+		*gp = g->next;
+	}
+	while (*pp) {
+		struct dprobe *p = *pp;
+
+		if (prune(e, p->body) || p->cond) {
+			pp = &p->next;
+			continue;
+		}
+		/* one warning per point of the script, however many probes
+		 * it resolved to */
+		if (p->user != warned)
+			elab_warn(e, &p->user->loc, "probe '%s' has been elided: "
+				  "it does nothing", p->user == p->point ?
+				  p->name : pp_text(e->s, p->user));
+		warned = p->user;
+		*pp = p->next;
+		prog->nprobes--;
+	}
+}

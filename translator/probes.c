@@ -1,0 +1,596 @@
+/* probes.c - from the probe points a script names to derived probes.
+ *
+ * A point is brace-expanded ({a,b}), then matched against the probe
+ * aliases (the script's and the library's; wildcards in the point match
+ * alias names; an alias may take a suffix: `foo.return` through alias
+ * `foo` becomes each of foo's points plus `.return`), recursively, and
+ * finally against the provider families. Each concrete point becomes a
+ * struct dprobe whose body is its own copy of the alias prologues, the
+ * script's body and the alias epilogues.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "print.h"
+#include "provider.h"
+
+#define MAX_ALIAS_DEPTH 32
+#define MAX_EXPANSIONS 10000
+
+static const struct provider *const providers[] = {
+	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_unsupported, NULL
+};
+
+/* The parts of a derived body, in order. */
+struct part {
+	const struct stmt *block;
+	struct part *next;
+};
+
+const char *pp_text(struct session *s, const struct probe_point *pp)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *out;
+
+	if (!f)
+		return "?";
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		fputs(c->name, f);
+		if (c->arg) {
+			fputc('(', f);
+			print_expr(f, c->arg);
+			fputc(')', f);
+		}
+		if (c->next)
+			fputc('.', f);
+	}
+	fclose(f);
+	out = arena_strdup(&s->arena, buf);
+	free(buf);
+	return out;
+}
+
+const struct expr *pp_arg(const struct probe_point *pp, int i)
+{
+	const struct pp_comp *c = pp->comps;
+
+	while (c && i-- > 0)
+		c = c->next;
+	return c ? c->arg : NULL;
+}
+
+bool pp_has(const struct probe_point *pp, const char *name)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (strcmp(c->name, name) == 0)
+			return true;
+	return false;
+}
+
+static int ncomps(const struct probe_point *pp)
+{
+	int n = 0;
+
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* ---- brace expansion ---- */
+
+struct strs {
+	const char **v;
+	int n, cap;
+};
+
+static void strs_add(struct session *s, struct strs *v, const char *str)
+{
+	if (v->n == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 8;
+		const char **nv = arena_alloc(&s->arena, (size_t)cap * sizeof(*nv));
+
+		if (v->n)
+			memcpy(nv, v->v, (size_t)v->n * sizeof(*nv));
+		v->v = nv;
+		v->cap = cap;
+	}
+	v->v[v->n++] = str;
+}
+
+static void expand_braces(struct session *s, const char *name, struct strs *out)
+{
+	const char *open = strchr(name, '{'), *p, *alt;
+	int depth = 0;
+
+	if (!open || out->n >= MAX_EXPANSIONS) {
+		strs_add(s, out, name);
+		return;
+	}
+	for (p = open; *p; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && --depth == 0)
+			break;
+	}
+	if (!*p) {
+		strs_add(s, out, name);
+		return;
+	}
+	alt = open + 1;
+	depth = 0;
+	for (const char *q = open + 1; q <= p; q++) {
+		if (*q == '{')
+			depth++;
+		else if (*q == '}' && depth > 0)
+			depth--;
+		else if ((*q == ',' && depth == 0) || q == p) {
+			char *word = arena_printf(&s->arena, "%.*s%.*s%s",
+						  (int)(open - name), name,
+						  (int)(q - alt), alt, p + 1);
+
+			expand_braces(s, word, out);
+			alt = q + 1;
+		}
+	}
+}
+
+/* A component name may hold dots after expansion: split it. */
+static struct pp_comp *split_comp(struct session *s, const char *name,
+				  const struct pp_comp *orig)
+{
+	struct pp_comp *head = NULL, **tail = &head;
+	const char *start = name;
+
+	for (const char *p = name;; p++) {
+		if (*p == '.' || !*p) {
+			struct pp_comp *c = ANEW(&s->arena, struct pp_comp);
+
+			c->name = arena_strndup(&s->arena, start,
+						(size_t)(p - start));
+			c->loc = orig->loc;
+			*tail = c;
+			tail = &c->next;
+			start = p + 1;
+			if (!*p) {
+				c->arg = orig->arg;
+				break;
+			}
+		}
+	}
+	return head;
+}
+
+static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
+				  struct pp_comp *suffix)
+{
+	struct pp_comp *head = NULL, **tail = &head;
+
+	for (; c; c = c->next) {
+		struct pp_comp *n = ANEW(&s->arena, struct pp_comp);
+
+		*n = *c;
+		n->next = NULL;
+		*tail = n;
+		tail = &n->next;
+	}
+	*tail = suffix;
+	return head;
+}
+
+/* Every brace-free variant of pp: the product of each component's
+ * alternatives. */
+static struct probe_point **variants(struct session *s,
+				     const struct probe_point *pp, int *n)
+{
+	struct pp_comp **cur = calloc(1, sizeof(*cur)), **next;
+	int ncur = 1;
+	struct probe_point **out;
+
+	if (!cur) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
+		struct strs alts = { 0 };
+		int nnext = 0;
+
+		expand_braces(s, c->name, &alts);
+		next = calloc((size_t)ncur * (size_t)alts.n + 1, sizeof(*next));
+		if (!next) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+		for (int i = 0; i < ncur; i++)
+			for (int j = 0; j < alts.n &&
+			     nnext < MAX_EXPANSIONS; j++)
+				next[nnext++] = copy_comps(s, cur[i],
+					split_comp(s, alts.v[j], c));
+		free(cur);
+		cur = next;
+		ncur = nnext;
+	}
+	out = calloc((size_t)ncur + 1, sizeof(*out));
+	if (!out) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	for (int i = 0; i < ncur; i++) {
+		out[i] = ANEW(&s->arena, struct probe_point);
+		*out[i] = *pp;
+		out[i]->next = NULL;
+		out[i]->comps = cur[i];
+	}
+	free(cur);
+	*n = ncur;
+	return out;
+}
+
+/* ---- matching ---- */
+
+static bool same_arg(const struct expr *a, const struct expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == E_NUM)
+		return a->num == b->num;
+	return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+}
+
+/* Does the first k components of point match alias name? */
+static bool alias_match(const struct probe_point *pp,
+			const struct probe_point *name, int k)
+{
+	const struct pp_comp *c = pp->comps, *a = name->comps;
+
+	for (; k > 0 && c && a; k--, c = c->next, a = a->next) {
+		if (strcmp(c->name, a->name) != 0 &&
+		    fnmatch(c->name, a->name, 0) != 0)
+			return false;
+		if (!same_arg(c->arg, a->arg))
+			return false;
+	}
+	return k == 0 && !a;
+}
+
+struct expand {
+	struct elab *e;
+	struct dprobe tmpl;	/* decl, user point, cond */
+	int depth;
+};
+
+static int expand_point(struct expand *x, const struct probe_point *pp,
+			struct part *parts, struct expr *cond);
+
+static struct part *part_new(struct session *s, const struct stmt *b,
+			     struct part *next)
+{
+	struct part *p = ANEW(&s->arena, struct part);
+
+	p->block = b;
+	p->next = next;
+	return p;
+}
+
+static struct part *parts_append(struct session *s, struct part *list,
+				 const struct stmt *b)
+{
+	struct part *head = NULL, **tail = &head;
+
+	for (; list; list = list->next) {
+		*tail = part_new(s, list->block, NULL);
+		tail = &(*tail)->next;
+	}
+	*tail = part_new(s, b, NULL);
+	return head;
+}
+
+static struct expr *and_cond(struct session *s, struct expr *a,
+			     const struct expr *b)
+{
+	struct expr *x;
+
+	if (!b)
+		return a;
+	if (!a)
+		return ast_clone_expr(s, b);
+	x = ast_expr(s, E_BINARY, &b->loc);
+	x->op = OP_LAND;
+	x->a = a;
+	x->b = ast_clone_expr(s, b);
+	return x;
+}
+
+static int expand_alias(struct expand *x, const struct probe_point *pp,
+			const struct alias_def *al, int k,
+			struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	const struct decl *d = al->decl;
+	struct pp_comp *suffix = NULL;
+	int n = 0;
+
+	if (al->file)
+		tapset_load(x->e, al->file);
+	/* the suffix after the alias name goes onto each of its points */
+	{
+		const struct pp_comp *c = pp->comps;
+
+		for (int i = 0; i < k; i++)
+			c = c->next;
+		suffix = c ? copy_comps(s, c, NULL) : NULL;
+	}
+	if (d->append) {
+		parts = parts_append(s, parts, d->body);
+	} else {
+		if (d->epilogue)
+			parts = parts_append(s, parts, d->epilogue);
+		parts = part_new(s, d->body, parts);
+	}
+	x->depth++;
+	for (const struct probe_point *r = d->points; r; r = r->next) {
+		struct probe_point *np = ANEW(&s->arena, struct probe_point);
+		int got;
+
+		*np = *r;
+		np->next = NULL;
+		np->comps = copy_comps(s, r->comps, suffix ?
+				       copy_comps(s, suffix, NULL) : NULL);
+		got = expand_point(x, np, parts, and_cond(s, cond, r->cond));
+		if (got < 0)
+			return -1;
+		n += got;
+		if (got > 0 && r->sufficient)
+			break;
+	}
+	x->depth--;
+	return n;
+}
+
+static int match_aliases(struct expand *x, const struct probe_point *pp,
+			 struct part *parts, struct expr *cond, bool *matched)
+{
+	struct tapset_index *idx = x->e->idx;
+	int n = 0, len = ncomps(pp), best = 0;
+
+	*matched = false;
+	/* whole-name matches first; else the longest prefix (suffix form) */
+	for (int k = len; k > 0 && !*matched; k--) {
+		for (int i = 0; i < idx->naliases; i++) {
+			const struct alias_def *al = &idx->aliases[i];
+			int got;
+
+			if (!alias_match(pp, al->name, k))
+				continue;
+			*matched = true;
+			best = k;
+			got = expand_alias(x, pp, al, k, parts, cond);
+			if (got < 0)
+				return -1;
+			n += got;
+		}
+	}
+	(void)best;
+	return n;
+}
+
+/* "timer.ms(n)" against a point: 1 match, 0 no, -1 arguments differ */
+static int pattern_match(struct session *s, const char *pat,
+			 const struct probe_point *pp)
+{
+	const struct pp_comp *c = pp->comps;
+	const char *p = pat;
+	bool args_ok = true;
+
+	while (*p) {
+		size_t n = strcspn(p, ".(");
+		char kind = 0;
+		char *name;
+
+		if (!c)
+			return 0;
+		name = arena_strndup(&s->arena, p, n);
+		p += n;
+		if (*p == '(') {
+			kind = p[1];
+			p += 3;
+		}
+		if (strcmp(c->name, name) != 0 &&
+		    fnmatch(c->name, name, 0) != 0)
+			return 0;
+		if (kind == 'n' && !(c->arg && c->arg->kind == E_NUM))
+			args_ok = false;
+		if (kind == 's' && !(c->arg && c->arg->kind == E_STR))
+			args_ok = false;
+		if (!kind && c->arg)
+			args_ok = false;
+		if (*p == '.')
+			p++;
+		c = c->next;
+	}
+	if (c)
+		return 0;
+	return args_ok ? 1 : -1;
+}
+
+static int match_providers(struct expand *x, const struct probe_point *pp,
+			   bool *matched)
+{
+	struct session *s = x->e->s;
+	const char *bad = NULL;
+
+	*matched = false;
+	for (int i = 0; providers[i]; i++) {
+		const struct provider *pv = providers[i];
+
+		for (int j = 0; pv->patterns[j]; j++) {
+			int m = pattern_match(s, pv->patterns[j], pp);
+
+			if (m < 0)
+				bad = pv->patterns[j];
+			if (m <= 0)
+				continue;
+			*matched = true;
+			if (pv->unsupported) {
+				elab_error(x->e, &pp->loc, "probe point "
+					   "'%s': %s", pp_text(s, pp),
+					   pv->unsupported);
+				return -1;
+			}
+			return pv->resolve(x->e, pp, j, &x->tmpl);
+		}
+	}
+	if (bad) {
+		*matched = true;
+		elab_error(x->e, &pp->loc, "probe point '%s' has the wrong "
+			   "argument types; expected '%s' (n: a number, s: a "
+			   "string)", pp_text(s, pp), bad);
+		return -1;
+	}
+	return 0;
+}
+
+static void mismatch(struct expand *x, const struct probe_point *pp)
+{
+	struct session *s = x->e->s;
+	struct tapset_index *idx = x->e->idx;
+	const char **names;
+	int n = 0;
+	const char *word = pp->comps->name, *sim;
+
+	int cap = idx->naliases * 2;
+
+	for (int i = 0; providers[i]; i++)
+		for (int j = 0; providers[i]->patterns[j]; j++)
+			cap++;
+	names = calloc((size_t)cap + 1, sizeof(*names));
+	if (!names) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	for (int i = 0; providers[i]; i++)
+		for (int j = 0; providers[i]->patterns[j]; j++) {
+			const char *p = providers[i]->patterns[j];
+
+			names[n++] = arena_strndup(&s->arena, p,
+						   strcspn(p, ".("));
+		}
+	for (int i = 0; i < idx->naliases; i++) {
+		names[n++] = idx->aliases[i].name->comps->name;
+		names[n++] = pp_text(s, idx->aliases[i].name);
+	}
+	if (ncomps(pp) > 1)
+		word = pp_text(s, pp);
+	sim = similar_names(s, word, names, n);
+	if (!sim && ncomps(pp) > 1)
+		sim = similar_names(s, pp->comps->name, names, n);
+	free(names);
+	if (sim)
+		elab_error(x->e, &pp->loc, "probe point mismatch: '%s' "
+			   "(similar: %s)", pp_text(s, pp), sim);
+	else
+		elab_error(x->e, &pp->loc, "probe point mismatch: '%s'",
+			   pp_text(s, pp));
+}
+
+static int expand_point(struct expand *x, const struct probe_point *pp,
+			struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	struct probe_point **vs;
+	int nv = 0, total = 0;
+	bool any_match = false;
+
+	if (x->depth > MAX_ALIAS_DEPTH) {
+		elab_error(x->e, &pp->loc, "probe alias expansion too deep at "
+			   "'%s' (a recursive alias?)", pp_text(s, pp));
+		return -1;
+	}
+	vs = variants(s, pp, &nv);
+	for (int i = 0; i < nv; i++) {
+		bool matched;
+		int got;
+		struct dprobe saved = x->tmpl;
+
+		x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
+		x->tmpl.cond = cond;
+		got = match_aliases(x, vs[i], parts, cond, &matched);
+		if (got >= 0 && !matched) {
+			x->tmpl.body = (struct stmt *)parts;
+			x->tmpl.cond = cond;
+			got = match_providers(x, vs[i], &matched);
+		}
+		x->tmpl = saved;
+		if (got < 0) {
+			free(vs);
+			return -1;
+		}
+		any_match |= matched;
+		total += got;
+	}
+	free(vs);
+	if (!total && !any_match && !pp->optional) {
+		mismatch(x, pp);
+		return -1;
+	}
+	if (!total && any_match && !pp->optional && x->depth == 0) {
+		elab_error(x->e, &pp->loc, "probe point '%s' matches nothing",
+			   pp_text(s, pp));
+		return -1;
+	}
+	return total;
+}
+
+struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
+			  const struct probe_point *pp)
+{
+	struct session *s = e->s;
+	struct dprobe *p = ANEW(&s->arena, struct dprobe);
+	const struct part *parts = (const struct part *)tmpl->body;
+	struct stmt *block, **tail;
+
+	*p = *tmpl;
+	p->point = pp;
+	p->name = pp_text(s, pp);
+	block = ast_stmt(s, S_BLOCK, &tmpl->decl->body->loc);
+	tail = &block->body;
+	for (; parts; parts = parts->next) {
+		*tail = ast_clone_stmt(s, parts->block);
+		tail = &(*tail)->next;
+	}
+	p->body = block;
+	p->cond = ast_clone_expr(s, tmpl->cond);
+	p->next = NULL;
+	/* keep the script's order */
+	{
+		struct dprobe **t = &e->prog->probes;
+
+		while (*t)
+			t = &(*t)->next;
+		*t = p;
+	}
+	e->prog->nprobes++;
+	return p;
+}
+
+void probes_expand(struct elab *e, const struct decl *d)
+{
+	for (const struct probe_point *pp = d->points; pp; pp = pp->next) {
+		struct expand x;
+		int got;
+
+		memset(&x, 0, sizeof(x));
+		x.e = e;
+		x.tmpl.decl = d;
+		x.tmpl.user = pp;
+		got = expand_point(&x, pp, part_new(e->s, d->body, NULL),
+				   pp->cond ? ast_clone_expr(e->s, pp->cond) :
+				   NULL);
+		if (got > 0 && pp->sufficient)
+			break;
+	}
+}

@@ -1,0 +1,179 @@
+/* tapset.c - the tapset library: find, index, load on first use.
+ *
+ * The path is the installed library, then each -I DIR; in each root the
+ * generic files, the target architecture's subfolder, and the kernel
+ * runtime's linux/ folder (with its own architecture subfolder). Every
+ * file is parsed to learn what it defines (parsing is cheap); a file's
+ * definitions join the program only when the script needs one of them.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elab-internal.h"
+#include "kconfig.h"
+#include "parse.h"
+
+static void add_alias(struct session *s, struct tapset_index *idx,
+		      const struct decl *d, struct tapset_file *f)
+{
+	for (const struct probe_point *n = d->names; n; n = n->next) {
+		if (idx->naliases == idx->cap) {
+			int cap = idx->cap ? idx->cap * 2 : 64;
+			struct alias_def *v = arena_alloc(&s->arena,
+							  (size_t)cap * sizeof(*v));
+
+			if (idx->naliases)
+				memcpy(v, idx->aliases,
+				       (size_t)idx->naliases * sizeof(*v));
+			idx->aliases = v;
+			idx->cap = cap;
+		}
+		idx->aliases[idx->naliases].name = n;
+		idx->aliases[idx->naliases].decl = d;
+		idx->aliases[idx->naliases].file = f;
+		idx->naliases++;
+	}
+}
+
+static void index_file(struct session *s, struct tapset_index *idx,
+		       const char *path)
+{
+	struct srcfile *src = session_read_file(s, path, true);
+	struct tapset_file *f;
+
+	if (!src)
+		return;
+	f = ANEW(&s->arena, struct tapset_file);
+	f->src = src;
+	f->script = parse_source(s, src);
+	f->next = idx->files;
+	idx->files = f;
+	for (const struct decl *d = f->script->decls; d; d = d->next) {
+		switch (d->kind) {
+		case D_FUNCTION:
+			strmap_add(&s->arena, &idx->functions, d->name, f);
+			break;
+		case D_GLOBAL:
+			strmap_add(&s->arena, &idx->globals, d->name, f);
+			break;
+		case D_ALIAS:
+			add_alias(s, idx, d, f);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int stp_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 4 && strcmp(d->d_name + n - 4, ".stp") == 0;
+}
+
+static void index_dir(struct session *s, struct tapset_index *idx,
+		      const char *dir)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, stp_filter, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		index_file(s, idx, arena_printf(&s->arena, "%s/%s", dir,
+						names[i]->d_name));
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static void index_root(struct session *s, struct tapset_index *idx,
+		       const char *root)
+{
+	const char *arch = kconfig_get(s)->arch;
+
+	index_dir(s, idx, root);
+	index_dir(s, idx, arena_printf(&s->arena, "%s/%s", root, arch));
+	index_dir(s, idx, arena_printf(&s->arena, "%s/linux", root));
+	index_dir(s, idx, arena_printf(&s->arena, "%s/linux/%s", root, arch));
+}
+
+struct tapset_index *tapset_index_build(struct session *s)
+{
+	struct tapset_index *idx = ANEW(&s->arena, struct tapset_index);
+
+	index_root(s, idx, session_tapset_dir(s));
+	for (int i = 0; i < s->ninclude; i++)
+		index_root(s, idx, s->include_dirs[i]);
+	return idx;
+}
+
+/* Definitions of a script (the user's, or a tapset's when f is set). */
+void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f)
+{
+	struct session *s = e->s;
+
+	for (const struct decl *d = sc->decls; d; d = d->next) {
+		if (d->kind == D_GLOBAL) {
+			struct symbol *g = strmap_get(&e->globals, d->name);
+
+			if (g && (g->file == sc->file || !f)) {
+				if (g->file == sc->file) {
+					elab_error(e, &d->loc, "duplicate "
+						   "global variable '%s'",
+						   d->name);
+					elab_note(e, &g->loc, "'%s' was "
+						  "declared here", d->name);
+				}
+				continue;
+			}
+			g = ANEW(&s->arena, struct symbol);
+			g->name = d->name;
+			g->global = true;
+			g->decl = d;
+			g->file = sc->file;
+			g->loc = d->loc;
+			g->arity = -1;
+			g->size = d->size;
+			g->wrap = d->wrap;
+			if (d->init) {
+				g->type = d->init->kind == E_STR ? TYPE_STRING :
+					  TYPE_LONG;
+				g->type_loc = d->init->loc;
+				g->arity = 0;
+				g->writes++;
+			}
+			g->next = e->prog->globals;
+			e->prog->globals = g;
+			strmap_add(&s->arena, &e->globals, g->name, g);
+		} else if (d->kind == D_ALIAS && !f) {
+			/* the library's aliases were indexed with their files */
+			add_alias(s, e->idx, d, NULL);
+		} else if (d->kind == D_FUNCTION) {
+			struct function *fn = ANEW(&s->arena, struct function);
+
+			fn->name = d->name;
+			fn->decl = d;
+			fn->tapset = f != NULL;
+			fn->type = d->type;
+			if (d->type != TYPE_UNKNOWN)
+				fn->type_loc = d->loc;
+			for (const struct param *p = d->params; p; p = p->next)
+				fn->nparams++;
+			fn->next = e->prog->functions;
+			e->prog->functions = fn;
+			strmap_add(&s->arena, &e->functions, fn->name, fn);
+		}
+	}
+}
+
+void tapset_load(struct elab *e, struct tapset_file *f)
+{
+	if (f->loaded)
+		return;
+	f->loaded = true;
+	if (e->s->verbose > 1)
+		fprintf(e->s->err, "tapir: loading tapset %s\n", f->src->name);
+	elab_add_script(e, f->script, f);
+}
