@@ -237,6 +237,9 @@ static struct symbol *resolve_name(struct elab *e, const char *name,
 {
 	struct symbol *sym = NULL;
 
+	/* private names are seen from code of their own file, wherever
+	 * that code ended up (alias bodies are copied into probes) */
+	e->file = l->file;
 	if (e->fn)
 		sym = find_sym(e->fn->params, name);
 	if (!sym)
@@ -368,6 +371,7 @@ static void call_function(struct elab *e, struct expr *x)
 	}
 	if (is_print(x->str))
 		return;
+	e->file = x->loc.file;
 	fn = function_lookup(e, x->str, nargs, &other);
 	if (!fn) {
 		unresolved_function(e, x, other, nargs);
