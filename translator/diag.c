@@ -38,6 +38,8 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 {
 	const struct expansion *e;
 
+	if (s->quiet)
+		return;
 	/* after max_errors, count but stay quiet (the driver says so) */
 	if (s->max_errors > 0 && s->errors >= s->max_errors &&
 	    strcmp(kind, "warning") != 0)

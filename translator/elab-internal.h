@@ -24,6 +24,7 @@ struct tapset_index {
 	struct strmap globals;		/* name -> struct tapset_file */
 	struct alias_def *aliases;	/* user's first, then the library's */
 	int naliases, cap;
+	struct strmap alias_first;	/* first component -> index + 1 */
 };
 
 /* A call inside foreach loops: the callee must not modify the arrays. */

@@ -9,6 +9,7 @@
  * script's body and the alias epilogues.
  */
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,7 +250,7 @@ static bool alias_match(const struct probe_point *pp,
 
 	for (; k > 0 && c && a; k--, c = c->next, a = a->next) {
 		if (strcmp(c->name, a->name) != 0 &&
-		    fnmatch(c->name, a->name, 0) != 0)
+		    (!strpbrk(c->name, "*?[") || fnmatch(c->name, a->name, 0)))
 			return false;
 		if (!same_arg(c->arg, a->arg))
 			return false;
@@ -357,13 +358,28 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 	struct tapset_index *idx = x->e->idx;
 	int n = 0, len = ncomps(pp), best = 0;
 
+	const char *first = pp->comps->name;
+	bool wild = strpbrk(first, "*?[") != NULL;
+
 	*matched = false;
-	/* whole-name matches first; else the longest prefix (suffix form) */
+	/* whole-name matches first; else the longest prefix (suffix form);
+	 * without a wildcard in the first component only aliases with that
+	 * first name can match */
 	for (int k = len; k > 0 && !*matched; k--) {
+		struct strmap_entry *it = NULL;
+
 		for (int i = 0; i < idx->naliases; i++) {
-			const struct alias_def *al = &idx->aliases[i];
+			const struct alias_def *al;
 			int got;
 
+			if (!wild) {
+				it = strmap_next(&idx->alias_first, first, it);
+				if (!it)
+					break;
+				al = &idx->aliases[(intptr_t)it->value - 1];
+			} else {
+				al = &idx->aliases[i];
+			}
 			if (!alias_match(pp, al->name, k))
 				continue;
 			*matched = true;
@@ -497,8 +513,30 @@ static void mismatch(struct expand *x, const struct probe_point *pp)
 			   pp_text(s, pp));
 }
 
+static int expand_point_loud(struct expand *x, const struct probe_point *pp,
+			     struct part *parts, struct expr *cond);
+
+/* An optional point that fails for any reason is simply left out. */
 static int expand_point(struct expand *x, const struct probe_point *pp,
 			struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	int errors = s->errors, got;
+
+	if (!pp->optional)
+		return expand_point_loud(x, pp, parts, cond);
+	s->quiet++;
+	got = expand_point_loud(x, pp, parts, cond);
+	s->quiet--;
+	if (s->errors > errors || got < 0) {
+		s->errors = errors;
+		return 0;
+	}
+	return got;
+}
+
+static int expand_point_loud(struct expand *x, const struct probe_point *pp,
+			     struct part *parts, struct expr *cond)
 {
 	struct session *s = x->e->s;
 	struct probe_point **vs;

@@ -20,6 +20,7 @@ struct session {
 	FILE *err;			/* diagnostics go here */
 	int errors, warnings;
 	int max_errors;			/* stop reporting after this many */
+	int quiet;			/* > 0: count diagnostics, print none */
 
 	/* options */
 	int last_pass;			/* -p N (5: run) */

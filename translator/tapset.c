@@ -7,6 +7,7 @@
  * definitions join the program only when the script needs one of them.
  */
 #include <dirent.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,8 @@ static void add_alias(struct session *s, struct tapset_index *idx,
 		idx->aliases[idx->naliases].decl = d;
 		idx->aliases[idx->naliases].file = f;
 		idx->naliases++;
+		strmap_add(&s->arena, &idx->alias_first, n->comps->name,
+			   (void *)(intptr_t)idx->naliases);
 	}
 }
 

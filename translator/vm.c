@@ -1135,6 +1135,20 @@ static const char *tail_lines(const struct vm_buf *b, int n)
 	return p == b->data ? p : p + 1;
 }
 
+/* Add the console's lines the job's kernel log does not have yet. */
+static void add_new_lines(struct vm_job_result *j, const char *p)
+{
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (p[n] == '\n')
+			n++;
+		if (!j->dmesg.data || !memmem(j->dmesg.data, j->dmesg.len, p, n))
+			add_dmesg(j, p, n);
+		p += n;
+	}
+}
+
 static void finish(struct run *r)
 {
 	struct vm_result *res = r->res;
@@ -1152,7 +1166,7 @@ static void finish(struct run *r)
 		res->jobs[r->cur].state = VM_JOB_CRASHED;
 		res->jobs[r->cur].status = 125;
 		if (oops)
-			add_dmesg(&res->jobs[r->cur], oops, strlen(oops));
+			add_new_lines(&res->jobs[r->cur], oops);
 	}
 	if (oops && r->cur >= 0)
 		fail(r, "guest kernel crashed during job %d:\n%s", r->cur, res->oops);
