@@ -43,6 +43,8 @@ struct function {
 	enum vtype type;
 	struct loc type_loc;
 	bool used, resolved, tapset;
+	/* embedded-C pragmas: comments in the body */
+	bool pure, stable, unprivileged, guru, unmangled;
 	bool uses_targets;		/* $vars of the calling probe */
 	struct symbol **writes;		/* globals written directly */
 	int nwrites;

@@ -15,9 +15,20 @@ static bool has_effect(const struct expr *x)
 	if (!x)
 		return false;
 	switch (x->kind) {
+	case E_CALL: {
+		const struct function *fn = x->ref;
+
+		/* a pure embedded-C function has none of its own */
+		if (fn && fn->pure && !fn->overload) {
+			for (const struct expr *a = x->args; a; a = a->next)
+				if (has_effect(a))
+					return true;
+			return false;
+		}
+		return true;
+	}
 	case E_ASSIGN:
 	case E_CREMENT:
-	case E_CALL:
 	case E_EMBEDDED:
 		return true;
 	case E_IN:

@@ -256,8 +256,26 @@ static struct symbol *resolve_name(struct elab *e, const char *name,
 		return sym;
 	}
 	if (arity > 0) {
-		elab_error(e, l, "unresolved arity-%d global array %s, "
-			   "missing global declaration?", arity, name);
+		const char **names = calloc(e->globals.count + 1, sizeof(*names));
+		const char *sim;
+		int n = 0;
+
+		if (!names) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+		for (struct symbol *g = e->prog->globals; g; g = g->next)
+			if ((size_t)n < e->globals.count)
+				names[n++] = g->name;
+		sim = similar_names(e->s, name, names, n);
+		free(names);
+		if (sim)
+			elab_error(e, l, "unresolved arity-%d global array %s, "
+				   "missing global declaration? (similar: %s)",
+				   arity, name, sim);
+		else
+			elab_error(e, l, "unresolved arity-%d global array %s, "
+				   "missing global declaration?", arity, name);
 		return NULL;
 	}
 	return new_local(e, name, l);
@@ -380,6 +398,10 @@ static void call_function(struct elab *e, struct expr *x)
 	x->ref = fn;
 	if (e->fn)
 		add_callee(e->fn, fn);
+	if (fn->decl->code && strstr(fn->decl->code, "/* guru */") &&
+	    !e->s->guru && !x->loc.file->privileged)
+		elab_error(e, &x->loc, "function '%s' is for guru mode only; "
+			   "need -g", fn->name);
 	if (e->niterating) {
 		struct call_check *c;
 
@@ -693,6 +715,49 @@ static void resolve_probe(struct elab *e, struct dprobe *p)
 	}
 }
 
+/*
+ * Comments in an embedded-C body tell what the C does: pure (no side
+ * effects), stable, unprivileged, guru (callable only with -g), unmangled,
+ * and pragma:read:NAME / pragma:write:NAME for globals it touches.
+ */
+static void embedded_pragmas(struct elab *e, struct function *fn)
+{
+	const char *code = fn->decl->code, *p;
+
+	fn->pure = strstr(code, "/* pure */") != NULL;
+	fn->stable = strstr(code, "/* stable */") != NULL;
+	fn->unprivileged = strstr(code, "/* unprivileged */") != NULL;
+	fn->guru = strstr(code, "/* guru */") != NULL;
+	fn->unmangled = strstr(code, "/* unmangled */") != NULL;
+	for (p = code; (p = strstr(p, "/* pragma:")); ) {
+		bool write;
+		size_t n;
+		const char *name;
+		struct symbol *g;
+
+		p += 10;
+		write = strncmp(p, "write:", 6) == 0;
+		if (!write && strncmp(p, "read:", 5) != 0)
+			continue;
+		p += write ? 6 : 5;
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789_");
+		name = arena_strndup(&e->s->arena, p, n);
+		e->file = fn->decl->loc.file;
+		g = global_lookup(e, name);
+		if (!g) {
+			elab_error(e, &fn->decl->loc, "'pragma:%s:%s' in "
+				   "function '%s' names no global variable",
+				   write ? "write" : "read", name, fn->name);
+			continue;
+		}
+		if (write)
+			record_write(e, g, &fn->decl->loc);
+		else
+			g->reads++;
+	}
+}
+
 static void resolve_function(struct elab *e, struct function *fn)
 {
 	struct symbol **tail = &fn->params;
@@ -720,9 +785,8 @@ static void resolve_function(struct elab *e, struct function *fn)
 	e->loop_depth = 0;
 	if (fn->decl->body)
 		resolve_body(e, fn->decl->body);
-	else if (!e->s->guru && !fn->decl->loc.file->privileged)
-		elab_error(e, &fn->decl->loc, "embedded code in unprivileged "
-			   "script; need -g (guru mode)");
+	else
+		embedded_pragmas(e, fn);
 }
 
 /* Does fn, or anything it calls, write one of the arrays? */
