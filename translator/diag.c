@@ -1,5 +1,6 @@
 /* diag.c - "FILE:LINE:COL: kind: message", the source line, a caret. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -33,10 +34,110 @@ void diag_show_line(struct session *s, const struct loc *l)
 	fputs("^\n", s->err);
 }
 
+struct held {
+	int line, col, seq;
+	char *text;
+};
+
+struct diag_buffer {
+	struct held *v;
+	int n, cap;
+	FILE *err;		/* where s->err pointed before */
+	char *buf;
+	size_t len;
+};
+
+void diag_hold(struct session *s)
+{
+	struct diag_buffer *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		fputs("tapir: out of memory\n", stderr);
+		exit(2);
+	}
+	b->err = s->err;
+	s->dbuf = b;
+}
+
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line - y->line;
+	if (x->col != y->col)
+		return x->col - y->col;
+	return x->seq - y->seq;
+}
+
+void diag_release(struct session *s)
+{
+	struct diag_buffer *b = s->dbuf;
+
+	if (!b)
+		return;
+	s->dbuf = NULL;
+	qsort(b->v, (size_t)b->n, sizeof(*b->v), held_cmp);
+	for (int i = 0; i < b->n; i++) {
+		fputs(b->v[i].text, b->err);
+		free(b->v[i].text);
+	}
+	free(b->v);
+	free(b);
+}
+
+static void diag_print(struct session *s, const struct loc *l,
+		       const char *kind, const char *fmt, va_list ap);
+
 void diag_vat(struct session *s, const struct loc *l, const char *kind,
 	      const char *fmt, va_list ap)
 {
+	struct diag_buffer *b = s->dbuf;
+	const struct loc *key = l;
+	FILE *saved = s->err;
+	struct held *h;
+
+	if (!b) {
+		diag_print(s, l, kind, fmt, ap);
+		return;
+	}
+	/* sort by the place in the file being read: a macro's use site */
+	while (key && key->exp)
+		key = &key->exp->site;
+	s->err = open_memstream(&b->buf, &b->len);
+	if (!s->err) {
+		s->err = saved;
+		diag_print(s, l, kind, fmt, ap);
+		return;
+	}
+	diag_print(s, l, kind, fmt, ap);
+	fclose(s->err);
+	s->err = saved;
+	if (!b->len) {
+		free(b->buf);
+		return;
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 16;
+		b->v = realloc(b->v, (size_t)b->cap * sizeof(*b->v));
+		if (!b->v) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	h = &b->v[b->n];
+	h->line = key ? key->line : 0;
+	h->col = key ? key->col : 0;
+	h->seq = b->n++;
+	h->text = b->buf;
+	b->buf = NULL;
+}
+
+static void diag_print(struct session *s, const struct loc *l,
+		       const char *kind, const char *fmt, va_list ap)
+{
 	const struct expansion *e;
+	int n;
 
 	if (s->quiet)
 		return;
@@ -54,7 +155,15 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 	if (!l)
 		return;
 	diag_show_line(s, l);
-	for (e = l->exp; e; e = e->site.exp) {
+	for (e = l->exp, n = 0; e; e = e->site.exp, n++) {
+		if (n == 3 && e->site.exp) {
+			int more = 0;
+
+			for (; e->site.exp; e = e->site.exp)
+				more++;
+			fprintf(s->err, "note: (%d more macro expansions)\n",
+				more);
+		}
 		fprintf(s->err, "%s:%d:%d: note: in expansion of macro '@%s'\n",
 			e->site.file->name, e->site.line, e->site.col,
 			e->macro);

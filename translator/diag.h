@@ -44,6 +44,11 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 void diag_plain(struct session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Between these two, diagnostics are held back and then printed in
+ * source order (the lexer and preprocessor run ahead of the parser). */
+void diag_hold(struct session *s);
+void diag_release(struct session *s);
+
 /* Show the source line of l and a caret under its column. */
 void diag_show_line(struct session *s, const struct loc *l);
 

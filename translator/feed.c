@@ -26,85 +26,37 @@ static bool is_name_part(int type)
 	       is_keyword(type);
 }
 
-/*
- * Is the '{' at index i a brace expansion such as {open,close}? Only names,
- * wildcards, dots, commas and nested braces may appear in it, and it needs
- * a comma: anything else is a probe body.
- */
-static bool brace_group(const struct parser *p, size_t i, size_t *end)
-{
-	int depth = 0;
-	bool comma = false;
-
-	for (; i < p->toks.n; i++) {
-		int ty = p->toks.v[i]->type;
-
-		if (ty == '{') {
-			depth++;
-		} else if (ty == '}') {
-			if (--depth == 0) {
-				*end = i;
-				return comma;
-			}
-		} else if (ty == ',') {
-			comma = true;
-		} else if (ty != '.' && !is_name_part(ty)) {
-			return false;
-		}
-	}
-	return false;
-}
-
 /* A component is expected after these. */
 static bool component_expected(int prev)
 {
 	return prev == K_PROBE || prev == '.' || prev == ',' || prev == '=' ||
-	       prev == ADD_ASSIGN;
+	       prev == ADD_ASSIGN || prev == PP_LBRACE;
 }
 
+/* Adjacent name parts (no space between) make one component name:
+ * sys_*, foo**, function. A number may continue a name, not start one. */
 static const struct token *glue_name(struct parser *p,
 				     const struct token *first)
 {
 	struct token *t = arena_alloc(&p->s->arena, sizeof(*t));
-	size_t i = p->pos, end, len = 0, cap = 64;
-	char *buf = arena_alloc(&p->s->arena, cap);
+	size_t i = p->pos, len = first->len;
+	char *buf;
 
+	while (i < p->toks.n && is_name_part(p->toks.v[i]->type) &&
+	       !p->toks.v[i]->space_before)
+		len += p->toks.v[i++]->len;
+	buf = arena_alloc(&p->s->arena, len + 1);
+	len = 0;
+	for (size_t k = p->pos - 1; k < i; k++) {
+		memcpy(buf + len, p->toks.v[k]->text, p->toks.v[k]->len);
+		len += p->toks.v[k]->len;
+	}
 	*t = *first;
 	t->type = PP_NAME;
-	i = p->pos - 1;
-	for (;;) {
-		const struct token *u = p->toks.v[i];
-		size_t last;
-
-		if (u->type == '{' && brace_group(p, i, &end))
-			last = end;
-		else if (is_name_part(u->type))
-			last = i;
-		else
-			break;
-		for (size_t k = i; k <= last; k++) {
-			const struct token *v = p->toks.v[k];
-
-			if (len + v->len + 1 > cap) {
-				char *nb;
-
-				cap = (len + v->len + 1) * 2;
-				nb = arena_alloc(&p->s->arena, cap);
-				memcpy(nb, buf, len);
-				buf = nb;
-			}
-			memcpy(buf + len, v->text, v->len);
-			len += v->len;
-		}
-		i = last + 1;
-		if (p->toks.v[i]->space_before)
-			break;
-	}
-	buf[len] = '\0';
 	t->text = buf;
-	t->len = len;
+	t->len = (unsigned)len;
 	t->str = buf;
-	t->slen = len;
+	t->slen = (unsigned)len;
 	p->pos = i;
 	return t;
 }
@@ -148,6 +100,32 @@ static const struct token *at_operator(struct parser *p, const struct token *t)
 	return c;
 }
 
+static const struct token *retyped(struct parser *p, const struct token *t,
+				   int type)
+{
+	struct token *c = arena_alloc(&p->s->arena, sizeof(*c));
+
+	*c = *t;
+	c->type = (unsigned short)type;
+	return c;
+}
+
+static bool is_print_name(const struct token *t)
+{
+	static const char *const names[] = {
+		"print", "println", "printd", "printdln", "printf", "sprint",
+		"sprintln", "sprintd", "sprintdln", "sprintf", NULL
+	};
+
+	if (t->len < 5 || (t->text[0] != 'p' && t->text[0] != 's'))
+		return false;
+	for (int i = 0; names[i]; i++)
+		if (strlen(names[i]) == t->len &&
+		    memcmp(names[i], t->text, t->len) == 0)
+			return true;
+	return false;
+}
+
 /* "a" "b" is "ab" */
 static const struct token *join_strings(struct parser *p,
 					const struct token *first)
@@ -186,14 +164,17 @@ const struct token *feed_next(struct parser *p)
 		p->pp_mode = true;
 		p->pp_paren = 0;
 		p->pp_cond = false;
+		p->pp_braces = 0;
 	} else if (p->pp_mode && p->pp_paren == 0) {
-		if (component_expected(p->prev) &&
-		    (is_name_part(t->type) || t->type == '{')) {
-			size_t end;
-
-			if (t->type != '{' ||
-			    brace_group(p, p->pos - 1, &end))
-				t = glue_name(p, t);
+		if (component_expected(p->prev) && t->type == '{') {
+			t = retyped(p, t, PP_LBRACE);
+			p->pp_braces++;
+		} else if (p->pp_braces > 0 && t->type == '}') {
+			t = retyped(p, t, PP_RBRACE);
+			p->pp_braces--;
+		} else if (component_expected(p->prev) &&
+			   is_name_part(t->type) && t->type != NUMBER) {
+			t = glue_name(p, t);
 		} else if (t->type == K_IF) {
 			p->pp_cond = true;
 		} else if (t->type == '(' && p->pp_cond) {
@@ -220,6 +201,9 @@ const struct token *feed_next(struct parser *p)
 			t = c;
 		} else if (t->type == AT_NAME) {
 			t = at_operator(p, t);
+		} else if (t->type == IDENT && is_print_name(t)) {
+			/* the print family are operators: they need '(' */
+			t = retyped(p, t, PRINT_FN);
 		} else if (t->type == STRING) {
 			t = join_strings(p, t);
 		}

@@ -27,6 +27,7 @@ struct parser {
 	/* feeder state */
 	bool pp_mode;			/* inside a probe point list */
 	int pp_paren;			/* depth inside `if (...)` of a point */
+	int pp_braces;			/* depth of {a,b} brace groups */
 	bool pp_cond;			/* the next '(' opens a condition */
 	int prev;			/* type of the token last handed out */
 

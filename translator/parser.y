@@ -10,6 +10,7 @@
  */
 %define api.pure full
 %define parse.error custom
+%define parse.lac full
 %locations
 %define api.location.type {struct loc}
 %param {struct parser *p}
@@ -19,6 +20,21 @@
 #include "ast.h"
 #include "token.h"
 struct parser;
+
+/* One alternative spelling of a probe point while braces expand. */
+struct pp_alt {
+	struct pp_comp *comps;
+	struct pp_alt *next;
+};
+
+struct pp_alts {
+	struct pp_alt *head, *tail;
+	int n;
+};
+
+struct pp_list {
+	struct probe_point *head, *tail;
+};
 }
 
 
@@ -56,6 +72,14 @@ static struct expr *target(struct parser *p, struct expr *e,
 			   struct chain *chain, int pretty);
 static void foreach_sort(struct parser *p, struct foreach *fe, int by,
 			 int dir, const struct loc *l);
+static struct pp_alts pp_single(struct parser *p, struct pp_comp *c);
+static void one_alias_name(struct parser *p, const struct pp_list *names,
+			   const struct loc *eq);
+static struct pp_alts pp_product(struct parser *p, const struct pp_alts *a,
+				 const struct pp_alts *b, const struct loc *l);
+static struct pp_list make_points(struct parser *p, const struct pp_alts *a,
+				  int flags, struct expr *cond,
+				  const struct loc *l);
 static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 				   struct expr *array, int dir,
 				   const struct loc *dirloc, int agg_op,
@@ -74,8 +98,8 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 	struct param *param;
 	struct { struct expr *head, *tail; int n; } elist;
 	struct { struct stmt *head, *tail; } slist;
-	struct { struct probe_point *head, *tail; } plist;
-	struct { struct pp_comp *head, *tail; } clist;
+	struct pp_list plist;
+	struct pp_alts alts;
 	struct { struct chain *head, *tail; } chlist;
 	struct { struct param *head, *tail; } parlist;
 	struct { struct expr *var; int dir; } sortvar;
@@ -86,11 +110,13 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 %token END 0 "end of input"
 %token <tok> IDENT "identifier" NUMBER "number" STRING "string"
 %token <tok> EMBEDDED "'%{'" TVAR "target variable"
-%token <tok> CTXVAR "context variable" PP_NAME "probe point component"
+%token <tok> CTXVAR "context variable" PP_NAME "probe point name"
 %token <tok> AT_CAST "'@cast'" AT_VAR "'@var'" AT_OP "@-operator"
 %token <tok> AT_STAT "statistics operator" AT_HIST_LINEAR "'@hist_linear'"
 %token <tok> AT_HIST_LOG "'@hist_log'" AT_UNKNOWN "unknown @-operator"
 %token <tok> AT_NAME "@name"
+%token <tok> PP_LBRACE "brace '{'" PP_RBRACE "brace '}'"
+%token <tok> PRINT_FN "print function"
 %token <tok> K_PROBE "'probe'" K_GLOBAL "'global'" K_PRIVATE "'private'"
 %token <tok> K_FUNCTION "'function'" K_IF "'if'" K_ELSE "'else'"
 %token <tok> K_FOR "'for'" K_FOREACH "'foreach'" K_IN "'in'"
@@ -133,21 +159,20 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 %left '+' '-'
 %left '*' '/' '%'
 %precedence UNARY '!' '~'
-%right INC DEC
+%precedence INC DEC
 %precedence '(' '['
 /* tokens that can start an expression: `return x` takes x */
 %precedence IDENT NUMBER STRING EMBEDDED TVAR CTXVAR AT_CAST AT_VAR AT_OP
-	    AT_STAT AT_HIST_LINEAR AT_HIST_LOG AT_UNKNOWN
+	    AT_STAT AT_HIST_LINEAR AT_HIST_LOG AT_UNKNOWN PRINT_FN
 
 %type <expr> expr primary literal_value opt_expr index target hist
 %type <expr> autocast_base
 %type <elist> args arg_list index_list
 %type <stmt> stmt block simple_stmt foreach_stmt
 %type <slist> stmts
-%type <pp> point
-%type <plist> points
+%type <plist> points point
 %type <comp> component
-%type <clist> components
+%type <alts> pp_seq pp_elem pp_alts
 %type <chain> chain_step
 %type <chlist> chain
 %type <num> pretty point_flags type opt_type sort_opt
@@ -210,6 +235,7 @@ probe_decl
 		{
 			struct decl *d = ast_decl(S, D_ALIAS, &@1);
 
+			one_alias_name(p, &$2, &@3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -219,6 +245,7 @@ probe_decl
 		{
 			struct decl *d = ast_decl(S, D_ALIAS, &@1);
 
+			one_alias_name(p, &$2, &@3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -229,6 +256,7 @@ probe_decl
 		{
 			struct decl *d = ast_decl(S, D_ALIAS, &@1);
 
+			one_alias_name(p, &$2, &@3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -238,20 +266,14 @@ probe_decl
 	;
 
 points
-	: point			{ $$.head = $$.tail = $1; }
-	| points ',' point	{ $$ = $1; $$.tail->next = $3; $$.tail = $3; }
+	: point
+	| points ',' point	{ $$ = $1; $$.tail->next = $3.head; $$.tail = $3.tail; }
 	;
 
+/* One point as written; brace groups make it several. */
 point
-	: components point_flags point_cond
-		{
-			$$ = ANEW(&S->arena, struct probe_point);
-			$$->loc = @1;
-			$$->comps = $1.head;
-			$$->optional = $2 != 0;
-			$$->sufficient = $2 == 2;
-			$$->cond = $3;
-		}
+	: pp_seq point_flags point_cond
+		{ $$ = make_points(p, &$1, $2, $3, &@1); }
 	;
 
 point_flags
@@ -265,9 +287,31 @@ point_cond
 	| K_IF '(' expr ')'	{ $$ = $3; }
 	;
 
-components
-	: component			{ $$.head = $$.tail = $1; }
-	| components '.' component	{ $$ = $1; $$.tail->next = $3; $$.tail = $3; }
+/* Alternative component sequences: a.{b,c.d}.e is a.b.e and a.c.d.e */
+pp_seq
+	: pp_elem
+	| pp_seq '.' pp_elem	{ $$ = pp_product(p, &$1, &$3, &@3); }
+	;
+
+pp_elem
+	: component		{ $$ = pp_single(p, $1); }
+	| PP_LBRACE pp_alts PP_RBRACE	{ $$ = $2; }
+	;
+
+pp_alts
+	: pp_seq
+	| pp_alts ',' pp_seq
+		{
+			$$ = $1;
+			if ($3.head) {
+				if ($$.tail)
+					$$.tail->next = $3.head;
+				else
+					$$.head = $3.head;
+				$$.tail = $3.tail;
+				$$.n += $3.n;
+			}
+		}
 	;
 
 component
@@ -417,7 +461,17 @@ params
 
 param_list
 	: param			{ $$.head = $$.tail = $1; }
-	| param_list ',' param	{ $$ = $1; $$.tail->next = $3; $$.tail = $3; }
+	| param_list ',' param
+		{
+			for (const struct param *q = $1.head; q; q = q->next)
+				if (strcmp(q->name, $3->name) == 0)
+					perror_at(p, &$3->loc, "duplicate "
+						  "parameter name '%s'",
+						  $3->name);
+			$$ = $1;
+			$$.tail->next = $3;
+			$$.tail = $3;
+		}
 	;
 
 param
@@ -720,23 +774,25 @@ expr
 		{ $$ = ast_expr(S, E_UNARY, &@1); $$->op = OP_NOT; $$->a = $2; }
 	| '~' expr
 		{ $$ = ast_expr(S, E_UNARY, &@1); $$->op = OP_BNOT; $$->a = $2; }
-	| INC expr
+	/* ++ and -- apply to a primary, once: `i++` then `++i` on the next
+	 * line are two statements */
+	| INC primary
 		{
 			$$ = ast_expr(S, E_CREMENT, &@1);
 			$$->op = OP_INC;
 			$$->prefix = true;
 			$$->a = $2;
 		}
-	| DEC expr
+	| DEC primary
 		{
 			$$ = ast_expr(S, E_CREMENT, &@1);
 			$$->op = OP_DEC;
 			$$->prefix = true;
 			$$->a = $2;
 		}
-	| expr INC
+	| primary INC
 		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_INC; $$->a = $1; }
-	| expr DEC
+	| primary DEC
 		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_DEC; $$->a = $1; }
 	| '&' expr %prec UNARY
 		{
@@ -752,7 +808,7 @@ expr
 				$$->a = $2;
 			}
 		}
-	| primary
+	| primary %prec STMT_END
 	;
 
 primary
@@ -770,6 +826,7 @@ primary
 			$$->args = $3.head;
 		}
 	| IDENT '(' args ')'	{ $$ = call(p, $1, $3.head); }
+	| PRINT_FN '(' args ')'	{ $$ = call(p, $1, $3.head); }
 	| '(' expr ')' %prec STMT_END	{ $$ = $2; }
 	| EMBEDDED
 		{
@@ -790,6 +847,17 @@ primary
 			$$ = ast_expr(S, E_STAT, &@1);
 			$$->op = (unsigned char)$1->num;
 			$$->a = $3;
+		}
+	| AT_STAT '(' expr ',' NUMBER ')'
+		{
+			/* @variance(s, N): N bits of extra precision */
+			$$ = ast_expr(S, E_STAT, &@1);
+			$$->op = (unsigned char)$1->num;
+			$$->a = $3;
+			$$->b = literal(p, $5, false);
+			if ($1->num != STAT_VARIANCE)
+				perror_at(p, &@4, "only @variance takes a "
+					  "second argument");
 		}
 	| hist %prec STMT_END
 	| hist '[' expr ']'
@@ -815,6 +883,12 @@ primary
 			else if ($1->num == AT_OP_CONST &&
 				 $3.head->kind != E_STR)
 				perror_at(p, &$3.head->loc, "expected literal string");
+			if (($1->num == AT_OP_CONST || $1->num == AT_OP_KREGISTER ||
+			     $1->num == AT_OP_KDEREF) && !S->guru &&
+			    !(@1.file && @1.file->privileged))
+				perror_at(p, &@1, "using '%.*s' is not permitted; "
+					  "need -g (guru mode)", (int)$1->len,
+					  $1->text);
 		}
 	| AT_UNKNOWN
 		{
@@ -918,6 +992,7 @@ autocast_base
 			$$->args = $3.head;
 		}
 	| IDENT '(' args ')'	{ $$ = call(p, $1, $3.head); }
+	| PRINT_FN '(' args ')'	{ $$ = call(p, $1, $3.head); }
 	| '(' expr ')'		{ $$ = $2; }
 	;
 
@@ -1034,7 +1109,8 @@ static bool starts_expression(yysymbol_kind_t k)
 		"identifier", "number", "string", "'%{'",
 		"target variable", "context variable", "'@cast'", "'@var'",
 		"@-operator", "statistics operator", "'@hist_linear'",
-		"'@hist_log'", "unknown @-operator", "'++'", "'--'", "'('",
+		"'@hist_log'", "unknown @-operator", "print function", "'++'",
+		"'--'", "'('",
 		"'-'", "'+'", "'!'", "'~'", "'&'", "'['", NULL
 	};
 
@@ -1067,6 +1143,13 @@ static bool is_operator(yysymbol_kind_t k)
 	return name_in(k, set);
 }
 
+static bool is_postfix(yysymbol_kind_t k)
+{
+	static const char *const set[] = { "'->'", "'('", "'['", NULL };
+
+	return name_in(k, set);
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 {
 	yysymbol_kind_t exp[YYNTOKENS];
@@ -1075,6 +1158,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 
 	int count = 0, ops = 0;
 	bool stmt = false, expr = false, ident = false, number = false;
+	bool fold;
 	const struct token *t = p->cur;
 	char msg[512];
 	size_t len = 0;
@@ -1101,17 +1185,23 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 		if (!(expr && starts_expression(exp[i])) &&
 		    !(stmt && starts_statement(exp[i])) && is_operator(exp[i]))
 			ops++;
+	/* many operators: the previous token ended an operand, and any
+	 * operator or postfix (->, (, [) could follow */
+	fold = ops > 6;
 	for (int i = 0; i < n && count < 12; i++) {
 		if (exp[i] == YYSYMBOL_YYEOF)
 			continue;
 		if ((expr && starts_expression(exp[i])) ||
 		    (stmt && starts_statement(exp[i])))
 			continue;
-		if (ops > 3 && is_operator(exp[i]))
+		if ((fold || stmt) && (is_operator(exp[i]) ||
+				       is_postfix(exp[i])))
 			continue;
 		names[count++] = strdup(expected_name(exp[i]));
 	}
-	if (ops > 3)
+	/* after a complete expression statement almost any operator could
+	 * continue it; naming them helps nobody */
+	if (fold && !stmt)
 		names[count++] = "operator";
 	len = (size_t)snprintf(msg, sizeof(msg), "expected ");
 	for (int i = 0; i < count && len < sizeof(msg); i++)
@@ -1193,21 +1283,25 @@ static struct expr *call(struct parser *p, const struct token *name,
 
 	e->str = n;
 	e->args = args;
-	if (!strcmp(n, "printf") || !strcmp(n, "sprintf") ||
-	    !strcmp(n, "printd") || !strcmp(n, "printdln") ||
-	    !strcmp(n, "sprintd") || !strcmp(n, "sprintdln")) {
+	if (!strcmp(n, "printf") || !strcmp(n, "sprintf")) {
 		if (!args || args->kind != E_STR)
 			perror_at(p, args ? &args->loc : &name->loc,
-				  "expected literal string as the first "
-				  "argument of '%s'", n);
-		else if (n[strlen(n) - 1] != 'f' && !args->next)
-			perror_at(p, &name->loc, "'%s' needs a value to print "
-				  "after the delimiter", n);
-	} else if (!strcmp(n, "print") || !strcmp(n, "println") ||
-		   !strcmp(n, "sprint") || !strcmp(n, "sprintln")) {
-		if (!args)
-			perror_at(p, &name->loc, "'%s' needs at least one "
-				  "argument", n);
+				  "expected literal string as the format of "
+				  "'%s'", n);
+	} else if (strstr(n, "printd")) {
+		int values = 0;
+
+		for (struct expr *a = args ? args->next : NULL; a; a = a->next)
+			values++;
+		if (!args || args->kind != E_STR)
+			perror_at(p, args ? &args->loc : &name->loc,
+				  "expected literal string as the delimiter "
+				  "of '%s'", n);
+		else if (values < 2)
+			perror_at(p, &name->loc, "'%s' needs at least two "
+				  "values after the delimiter", n);
+	} else if ((!strcmp(n, "print") || !strcmp(n, "sprint")) && !args) {
+		perror_at(p, &name->loc, "'%s' needs at least one argument", n);
 	}
 	return e;
 }
@@ -1270,4 +1364,92 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 	}
 	st->fe = fe;
 	return st;
+}
+
+/* ---- brace expansion of probe points ---- */
+
+#define MAX_POINT_ALTERNATIVES 10000
+
+static struct pp_comp *copy_comps(struct parser *p, const struct pp_comp *c,
+				  struct pp_comp *suffix)
+{
+	struct pp_comp *head = NULL, **tail = &head;
+
+	for (; c; c = c->next) {
+		struct pp_comp *n = ANEW(&p->s->arena, struct pp_comp);
+
+		*n = *c;
+		n->next = NULL;
+		*tail = n;
+		tail = &n->next;
+	}
+	*tail = suffix;
+	return head;
+}
+
+static struct pp_alts pp_single(struct parser *p, struct pp_comp *c)
+{
+	struct pp_alts v;
+
+	v.head = v.tail = ANEW(&p->s->arena, struct pp_alt);
+	v.head->comps = c;
+	v.n = 1;
+	return v;
+}
+
+static struct pp_alts pp_product(struct parser *p, const struct pp_alts *a,
+				 const struct pp_alts *b, const struct loc *l)
+{
+	struct pp_alts v = { NULL, NULL, 0 };
+
+	if ((long)a->n * b->n > MAX_POINT_ALTERNATIVES) {
+		perror_at(p, l, "brace expansion makes more than %d probe "
+			  "points", MAX_POINT_ALTERNATIVES);
+		return *a;
+	}
+	for (const struct pp_alt *x = a->head; x; x = x->next)
+		for (const struct pp_alt *y = b->head; y; y = y->next) {
+			struct pp_alt *n = ANEW(&p->s->arena, struct pp_alt);
+
+			n->comps = copy_comps(p, x->comps,
+					      copy_comps(p, y->comps, NULL));
+			if (v.tail)
+				v.tail->next = n;
+			else
+				v.head = n;
+			v.tail = n;
+			v.n++;
+		}
+	return v;
+}
+
+static struct pp_list make_points(struct parser *p, const struct pp_alts *a,
+				  int flags, struct expr *cond,
+				  const struct loc *l)
+{
+	struct pp_list v = { NULL, NULL };
+
+	for (const struct pp_alt *x = a->head; x; x = x->next) {
+		struct probe_point *pp = ANEW(&p->s->arena, struct probe_point);
+
+		pp->loc = x == a->head ? *l : x->comps->loc;
+		pp->comps = x->comps;
+		pp->optional = flags != 0;
+		pp->sufficient = flags == 2;
+		pp->cond = x == a->head ? cond : ast_clone_expr(p->s, cond);
+		if (v.tail)
+			v.tail->next = pp;
+		else
+			v.head = pp;
+		v.tail = pp;
+	}
+	return v;
+}
+
+static void one_alias_name(struct parser *p, const struct pp_list *names,
+			   const struct loc *eq)
+{
+	if (names->head != names->tail)
+		perror_at(p, eq, "a probe alias defines one name; write one "
+			  "alias per name");
 }

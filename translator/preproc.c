@@ -240,7 +240,14 @@ static size_t define(struct pp *pp, const struct token *tok, size_t n,
 	if (name->type != IDENT) {
 		pp_error(pp, &name->loc, "expected macro name after '@define', "
 			 "saw %s", token_describe(pp->s, name));
-		return name->type == END ? i + 1 : i + 2;
+		if (name->type == END)
+			return i + 1;
+		/* skip the body too, if there is one */
+		if (tok[i + 2].type == PP_IF) {
+			end = match_end(tok, n, i + 2);
+			return tok[end].type == PP_END ? end + 1 : end;
+		}
+		return i + 2;
 	}
 	if (tok[j].type == '(') {
 		j++;
@@ -290,6 +297,18 @@ static size_t define(struct pp *pp, const struct token *tok, size_t n,
 	return end + 1;
 }
 
+/* A failed macro use stands as a literal 0, so that parsing goes on
+ * without a second error about the same place. */
+static void placeholder(struct pp *pp, const struct token *use,
+			struct tokptrs *out)
+{
+	struct token c = *use;
+
+	c.type = NUMBER;
+	c.num = 0;
+	out_push(pp, out, new_token(pp, &c));
+}
+
 static int param_index(const struct macro *m, const struct token *b)
 {
 	if (b->type != AT_NAME)
@@ -316,7 +335,8 @@ static size_t expand(struct pp *pp, const struct macro *m,
 		pp_error(pp, &use->loc, "macro '@%s' expands too deeply "
 			 "(recursive macro?)", arena_strndup(&pp->s->arena,
 							     m->name, m->nlen));
-		return n - 1;
+		pp->over = true;	/* nothing sensible can follow */
+		return n;
 	}
 	if (m->nparams > 0) {
 		if (tok[j].type != '(') {
@@ -325,6 +345,7 @@ static size_t expand(struct pp *pp, const struct macro *m,
 				 (int)m->nlen, m->name, m->nparams,
 				 m->nparams == 1 ? "" : "s",
 				 token_describe(pp->s, &tok[j]));
+			placeholder(pp, use, out);
 			return j;
 		}
 		start = calloc((size_t)m->nparams + 1, sizeof(*start));
@@ -364,6 +385,7 @@ static size_t expand(struct pp *pp, const struct macro *m,
 				 "of macro '@%.*s'", (int)m->nlen, m->name);
 			free(start);
 			free(len);
+			pp->over = true;
 			return j;
 		}
 		j++;
@@ -373,6 +395,7 @@ static size_t expand(struct pp *pp, const struct macro *m,
 				 m->nparams, m->nparams == 1 ? "" : "s", nargs);
 			free(start);
 			free(len);
+			placeholder(pp, use, out);
 			return j;
 		}
 	}
@@ -419,23 +442,23 @@ struct cond {
 	struct pp *pp;
 	const struct token *const *t;
 	size_t i, n;
+	const struct token *stop;	/* the %? (or %)) ending the condition */
 	bool failed;
 };
 
 static void cond_error(struct cond *c, const char *what)
 {
-	const struct token *t = c->t[c->i < c->n ? c->i : c->n - 1];
+	const struct token *t = c->i < c->n ? c->t[c->i] : c->stop;
 
 	if (!c->failed)
 		pp_error(c->pp, &t->loc, "%s, saw %s", what,
-			 c->i < c->n ? token_describe(c->pp->s, t) :
-			 "'%?'");
+			 token_describe(c->pp->s, t));
 	c->failed = true;
 }
 
 static int cond_peek(struct cond *c)
 {
-	return c->i < c->n ? c->t[c->i]->type : PP_THEN;
+	return c->i < c->n ? c->t[c->i]->type : c->stop->type;
 }
 
 static bool is_compare(int ty)
@@ -587,22 +610,7 @@ static bool cond_or(struct cond *c, int depth);
 
 static bool cond_primary(struct cond *c, int depth)
 {
-	if (cond_peek(c) == '(') {
-		bool v;
-
-		if (depth > 100) {
-			cond_error(c, "condition nested too deeply");
-			return false;
-		}
-		c->i++;
-		v = cond_or(c, depth + 1);
-		if (cond_peek(c) != ')') {
-			cond_error(c, "expected ')'");
-			return false;
-		}
-		c->i++;
-		return v;
-	}
+	(void)depth;
 	return cond_comparison(c);
 }
 
@@ -633,7 +641,7 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 			  size_t i, struct tokptrs *out,
 			  const struct expansion *exp, int depth)
 {
-	size_t then = 0, els = 0, end, j;
+	size_t then = 0, els = 0, dup = 0, end, j;
 	int level = 0;
 	struct tokptrs ctoks = { 0 };
 	struct cond c = { .pp = pp };
@@ -651,6 +659,8 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 			then = j;
 		} else if (level == 0 && ty == PP_ELSE && then && !els) {
 			els = j;
+		} else if (level == 0 && ty == PP_ELSE && then && !dup) {
+			dup = j;
 		}
 	}
 	end = j;
@@ -659,22 +669,26 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 			 "'%%)'");
 		return end;
 	}
-	if (!then) {
-		pp_error(pp, &tok[end].loc, "expected '%%?' in conditional, "
-			 "saw '%%)'");
+	if (dup) {
+		pp_error(pp, &tok[dup].loc, "invalid conditional: duplicate "
+			 "'%%:'");
 		return end + 1;
 	}
-	pp_run(pp, tok + i + 1, then - i - 1, &ctoks, exp, depth);
+	/* the condition runs to the %?, or (when it is missing) to the %) */
+	pp_run(pp, tok + i + 1, (then ? then : end) - i - 1, &ctoks, exp, depth);
 	c.t = ctoks.v;
 	c.n = ctoks.n;
+	c.stop = &tok[then ? then : end];
 	if (c.n == 0) {
-		pp_error(pp, &tok[then].loc, "expected a condition before '%%?'");
-		c.failed = true;
+		cond_error(&c, "expected a condition");
 		value = false;
 	} else {
 		value = cond_or(&c, 0);
 		if (!c.failed && c.i < c.n)
-			cond_error(&c, "expected '&&', '||' or '%?'");
+			cond_error(&c, then ? "expected '&&', '||' or '%?'" :
+				   "expected '&&', '||' or '%?'");
+		else if (!c.failed && !then)
+			cond_error(&c, "expected '%?'");
 	}
 	tokptrs_free(&ctoks);
 	if (c.failed)
@@ -824,5 +838,14 @@ void preprocess(struct session *s, const struct tokvec *in,
 	struct pp pp = { .s = s, .budget = 1000000 + 64 * in->n };
 
 	pp_run(&pp, in->v, in->n, out, NULL, 0);
-	tokptrs_push(out, &in->v[in->n - 1]);
+	if (pp.over) {
+		/* the input was cut short: the parser must not complain
+		 * about its end as well */
+		struct token end = in->v[in->n - 1];
+
+		end.truncated = true;
+		tokptrs_push(out, new_token(&pp, &end));
+	} else {
+		tokptrs_push(out, &in->v[in->n - 1]);
+	}
 }

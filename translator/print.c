@@ -265,6 +265,10 @@ static void primary(struct obuf *out, const struct expr *e)
 	case E_STAT:
 		ob_printf(out, "@%s(", ast_statop_name(e->op));
 		expr_at(out, e->a, PREC_ASSIGN);
+		if (e->b) {
+			ob_str(out, ", ");
+			ob_num(out, e->b->num);
+		}
 		ob_ch(out, ')');
 		break;
 	case E_HIST:

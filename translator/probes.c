@@ -17,7 +17,6 @@
 #include "provider.h"
 
 #define MAX_ALIAS_DEPTH 32
-#define MAX_EXPANSIONS 10000
 
 static const struct provider *const providers[] = {
 	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_unsupported, NULL
@@ -80,90 +79,6 @@ static int ncomps(const struct probe_point *pp)
 	return n;
 }
 
-/* ---- brace expansion ---- */
-
-struct strs {
-	const char **v;
-	int n, cap;
-};
-
-static void strs_add(struct session *s, struct strs *v, const char *str)
-{
-	if (v->n == v->cap) {
-		int cap = v->cap ? v->cap * 2 : 8;
-		const char **nv = arena_alloc(&s->arena, (size_t)cap * sizeof(*nv));
-
-		if (v->n)
-			memcpy(nv, v->v, (size_t)v->n * sizeof(*nv));
-		v->v = nv;
-		v->cap = cap;
-	}
-	v->v[v->n++] = str;
-}
-
-static void expand_braces(struct session *s, const char *name, struct strs *out)
-{
-	const char *open = strchr(name, '{'), *p, *alt;
-	int depth = 0;
-
-	if (!open || out->n >= MAX_EXPANSIONS) {
-		strs_add(s, out, name);
-		return;
-	}
-	for (p = open; *p; p++) {
-		if (*p == '{')
-			depth++;
-		else if (*p == '}' && --depth == 0)
-			break;
-	}
-	if (!*p) {
-		strs_add(s, out, name);
-		return;
-	}
-	alt = open + 1;
-	depth = 0;
-	for (const char *q = open + 1; q <= p; q++) {
-		if (*q == '{')
-			depth++;
-		else if (*q == '}' && depth > 0)
-			depth--;
-		else if ((*q == ',' && depth == 0) || q == p) {
-			char *word = arena_printf(&s->arena, "%.*s%.*s%s",
-						  (int)(open - name), name,
-						  (int)(q - alt), alt, p + 1);
-
-			expand_braces(s, word, out);
-			alt = q + 1;
-		}
-	}
-}
-
-/* A component name may hold dots after expansion: split it. */
-static struct pp_comp *split_comp(struct session *s, const char *name,
-				  const struct pp_comp *orig)
-{
-	struct pp_comp *head = NULL, **tail = &head;
-	const char *start = name;
-
-	for (const char *p = name;; p++) {
-		if (*p == '.' || !*p) {
-			struct pp_comp *c = ANEW(&s->arena, struct pp_comp);
-
-			c->name = arena_strndup(&s->arena, start,
-						(size_t)(p - start));
-			c->loc = orig->loc;
-			*tail = c;
-			tail = &c->next;
-			start = p + 1;
-			if (!*p) {
-				c->arg = orig->arg;
-				break;
-			}
-		}
-	}
-	return head;
-}
-
 static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
 				  struct pp_comp *suffix)
 {
@@ -179,54 +94,6 @@ static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
 	}
 	*tail = suffix;
 	return head;
-}
-
-/* Every brace-free variant of pp: the product of each component's
- * alternatives. */
-static struct probe_point **variants(struct session *s,
-				     const struct probe_point *pp, int *n)
-{
-	struct pp_comp **cur = calloc(1, sizeof(*cur)), **next;
-	int ncur = 1;
-	struct probe_point **out;
-
-	if (!cur) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
-	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
-		struct strs alts = { 0 };
-		int nnext = 0;
-
-		expand_braces(s, c->name, &alts);
-		next = calloc((size_t)ncur * (size_t)alts.n + 1, sizeof(*next));
-		if (!next) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
-		for (int i = 0; i < ncur; i++)
-			for (int j = 0; j < alts.n &&
-			     nnext < MAX_EXPANSIONS; j++)
-				next[nnext++] = copy_comps(s, cur[i],
-					split_comp(s, alts.v[j], c));
-		free(cur);
-		cur = next;
-		ncur = nnext;
-	}
-	out = calloc((size_t)ncur + 1, sizeof(*out));
-	if (!out) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
-	for (int i = 0; i < ncur; i++) {
-		out[i] = ANEW(&s->arena, struct probe_point);
-		*out[i] = *pp;
-		out[i]->next = NULL;
-		out[i]->comps = cur[i];
-	}
-	free(cur);
-	*n = ncur;
-	return out;
 }
 
 /* ---- matching ---- */
@@ -539,38 +406,19 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 			     struct part *parts, struct expr *cond)
 {
 	struct session *s = x->e->s;
-	struct probe_point **vs;
-	int nv = 0, total = 0;
-	bool any_match = false;
+	int total = 0;
+	bool any_match = false, matched;
+	struct dprobe saved = x->tmpl;
 
-	if (x->depth > MAX_ALIAS_DEPTH) {
-		elab_error(x->e, &pp->loc, "probe alias expansion too deep at "
-			   "'%s' (a recursive alias?)", pp_text(s, pp));
+	x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
+	x->tmpl.cond = cond;
+	total = match_aliases(x, pp, parts, cond, &matched);
+	if (total >= 0 && !matched)
+		total = match_providers(x, pp, &matched);
+	x->tmpl = saved;
+	if (total < 0)
 		return -1;
-	}
-	vs = variants(s, pp, &nv);
-	for (int i = 0; i < nv; i++) {
-		bool matched;
-		int got;
-		struct dprobe saved = x->tmpl;
-
-		x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
-		x->tmpl.cond = cond;
-		got = match_aliases(x, vs[i], parts, cond, &matched);
-		if (got >= 0 && !matched) {
-			x->tmpl.body = (struct stmt *)parts;
-			x->tmpl.cond = cond;
-			got = match_providers(x, vs[i], &matched);
-		}
-		x->tmpl = saved;
-		if (got < 0) {
-			free(vs);
-			return -1;
-		}
-		any_match |= matched;
-		total += got;
-	}
-	free(vs);
+	any_match = matched;
 	if (!total && !any_match && !pp->optional) {
 		mismatch(x, pp);
 		return -1;

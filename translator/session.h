@@ -21,6 +21,7 @@ struct session {
 	int errors, warnings;
 	int max_errors;			/* stop reporting after this many */
 	int quiet;			/* > 0: count diagnostics, print none */
+	struct diag_buffer *dbuf;	/* set: hold diagnostics to sort them */
 
 	/* options */
 	int last_pass;			/* -p N (5: run) */
