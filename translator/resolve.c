@@ -181,15 +181,23 @@ struct function *function_lookup(struct elab *e, const char *name, int arity,
 	struct function *v[64];
 	int n = 0;
 
-	/* every library file that defines the name joins the program */
-	while ((it = strmap_next(&e->idx->functions, name, it)))
+	bool script_has = false;
+
+	/* a function of the script hides the library's of that arity;
+	 * otherwise every library file defining the name joins the program */
+	while ((it = strmap_next(&e->functions, name, it)))
+		if (!((struct function *)it->value)->tapset &&
+		    ((struct function *)it->value)->nparams == arity)
+			script_has = true;
+	it = NULL;
+	while (!script_has && (it = strmap_next(&e->idx->functions, name, it)))
 		tapset_load(e, it->value);
 	it = NULL;
 	*other_arity = false;
 	while ((it = strmap_next(&e->functions, name, it))) {
 		struct function *fn = it->value;
 
-		if (!visible(e, fn->decl))
+		if (!visible(e, fn->decl) || (script_has && fn->tapset))
 			continue;
 		if (fn->nparams != arity) {
 			*other_arity = true;
