@@ -557,6 +557,8 @@ static void wait_job(struct job *j)
 			kmsg_drain(VM_F_KMSG, j->idx);
 		if (p[3].revents & POLLIN)
 			handle_control(j);
+		else if (p[3].revents & (POLLHUP | POLLERR))
+			die("the host closed the channel");
 		if (p[4].revents)
 			reap(j);
 	}
