@@ -87,6 +87,7 @@ struct expr {
 	bool addr;		/* &$var */
 	bool prefix;		/* ++x rather than x++ */
 	unsigned char type;	/* enum vtype, set by pass 2 */
+	unsigned short depth;	/* height of this subtree (bounded) */
 	unsigned int len;	/* E_STR: length of str */
 	struct loc loc;
 	struct expr *next;	/* sibling in an argument or index list */

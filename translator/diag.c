@@ -26,8 +26,28 @@ void diag_show_line(struct session *s, const struct loc *l)
 	for (p = start; p < end && *p != '\n'; p++)
 		;
 	fputc('\t', s->err);
-	for (const char *q = start; q < p; q++)
-		fputc((*q == '\0' || *q == '\r') ? ' ' : *q, s->err);
+	for (const unsigned char *q = (const unsigned char *)start;
+	     q < (const unsigned char *)p; q++) {
+		int k = *q >= 0xf0 && *q < 0xf5 ? 3 : *q >= 0xe0 ? 2 :
+			*q >= 0xc2 && *q < 0xe0 ? 1 : 0;
+		bool ok = *q < 0x80;
+
+		/* keep the line valid UTF-8: a stray byte shows as '?' */
+		if (!ok && k && (const unsigned char *)p - q > k) {
+			ok = true;
+			for (int j = 1; j <= k; j++)
+				ok &= (q[j] & 0xc0) == 0x80;
+			if (ok) {
+				fwrite(q, 1, (size_t)k + 1, s->err);
+				q += k;
+				continue;
+			}
+		}
+		if (!ok)
+			fputc('?', s->err);
+		else
+			fputc((*q == '\0' || *q == '\r') ? ' ' : *q, s->err);
+	}
 	fputs("\n\t", s->err);
 	for (i = 1; i < l->col && start + i - 1 < p; i++)
 		fputc(start[i - 1] == '\t' ? '\t' : ' ', s->err);

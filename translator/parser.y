@@ -58,6 +58,7 @@ static void perror_at(struct parser *p, const struct loc *l, const char *fmt, ..
 static void add_decl(struct parser *p, struct decl *d);
 static struct expr *binary(struct parser *p, int op, struct expr *a,
 			   struct expr *b, const struct loc *l);
+static struct expr *grown(struct parser *p, struct expr *e);
 static struct expr *assign(struct parser *p, int op, struct expr *a,
 			   struct expr *b, const struct loc *l);
 static struct expr *literal(struct parser *p, const struct token *t, bool neg);
@@ -717,6 +718,7 @@ expr
 			$$->a = $1;
 			$$->b = $3;
 			$$->c = $5;
+			$$ = grown(p, $$);
 		}
 	| expr OROR expr		{ $$ = binary(p, OP_LOR, $1, $3, &@2); }
 	| expr ANDAND expr		{ $$ = binary(p, OP_LAND, $1, $3, &@2); }
@@ -766,14 +768,30 @@ expr
 				$$ = ast_expr(S, E_UNARY, &@1);
 				$$->op = OP_NEG;
 				$$->a = $2;
+				$$ = grown(p, $$);
 			}
 		}
 	| '+' expr %prec UNARY
-		{ $$ = ast_expr(S, E_UNARY, &@1); $$->op = OP_PLUS; $$->a = $2; }
+		{
+			$$ = ast_expr(S, E_UNARY, &@1);
+			$$->op = OP_PLUS;
+			$$->a = $2;
+			$$ = grown(p, $$);
+		}
 	| '!' expr
-		{ $$ = ast_expr(S, E_UNARY, &@1); $$->op = OP_NOT; $$->a = $2; }
+		{
+			$$ = ast_expr(S, E_UNARY, &@1);
+			$$->op = OP_NOT;
+			$$->a = $2;
+			$$ = grown(p, $$);
+		}
 	| '~' expr
-		{ $$ = ast_expr(S, E_UNARY, &@1); $$->op = OP_BNOT; $$->a = $2; }
+		{
+			$$ = ast_expr(S, E_UNARY, &@1);
+			$$->op = OP_BNOT;
+			$$->a = $2;
+			$$ = grown(p, $$);
+		}
 	/* ++ and -- apply to a primary, once: `i++` then `++i` on the next
 	 * line are two statements */
 	| INC primary
@@ -806,6 +824,7 @@ expr
 				$$ = ast_expr(S, E_UNARY, &@1);
 				$$->op = OP_ADDR;
 				$$->a = $2;
+				$$ = grown(p, $$);
 			}
 		}
 	| primary %prec STMT_END
@@ -1065,7 +1084,11 @@ static int yylex(YYSTYPE *lval, YYLTYPE *lloc, struct parser *p)
 
 static void yyerror(const YYLTYPE *l, struct parser *p, const char *msg)
 {
-	perror_at(p, l, "%s", msg);
+	if (strcmp(msg, "memory exhausted") == 0)
+		perror_at(p, &p->cur->loc, "the script nests too deeply here "
+			  "(more than %d levels)", YYMAXDEPTH / 8);
+	else
+		perror_at(p, l, "%s", msg);
 }
 
 static void perror_at(struct parser *p, const struct loc *l, const char *fmt, ...)
@@ -1239,6 +1262,35 @@ static const char *name_of(struct parser *p, const struct token *t)
 	return arena_strndup(&p->s->arena, t->text, t->len);
 }
 
+/*
+ * Left-associative chains (a + b + c + ...) grow the tree without growing
+ * the parser's stack; every later pass walks trees recursively, so their
+ * height is bounded here.
+ */
+#define MAX_EXPR_DEPTH 2000
+
+static struct expr *grown(struct parser *p, struct expr *e)
+{
+	unsigned d = 0;
+
+	if (e->a && e->a->depth > d)
+		d = e->a->depth;
+	if (e->b && e->b->depth > d)
+		d = e->b->depth;
+	if (e->c && e->c->depth > d)
+		d = e->c->depth;
+	if (d >= MAX_EXPR_DEPTH) {
+		/* children past the limit were reported already */
+		if (d == MAX_EXPR_DEPTH)
+			perror_at(p, &e->loc, "expression nested too deeply "
+				  "(more than %d levels)", MAX_EXPR_DEPTH);
+		e->depth = MAX_EXPR_DEPTH + 1;
+		return e;
+	}
+	e->depth = (unsigned short)(d + 1);
+	return e;
+}
+
 static struct expr *binary(struct parser *p, int op, struct expr *a,
 			   struct expr *b, const struct loc *l)
 {
@@ -1247,7 +1299,7 @@ static struct expr *binary(struct parser *p, int op, struct expr *a,
 	e->op = op;
 	e->a = a;
 	e->b = b;
-	return e;
+	return grown(p, e);
 }
 
 static struct expr *assign(struct parser *p, int op, struct expr *a,
