@@ -28,6 +28,7 @@ struct opts {
 	const char **files, **modules, **scripts;
 	int nfiles, nmodules, nscripts;
 	const char *results;
+	char *joined;		/* the words after the options */
 	int print_dmesg, strict, timing, check, info;
 };
 
@@ -176,8 +177,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind < argc)
-		push(&o->scripts, &o->nscripts, join_words(argv + optind, argc - optind));
+	if (optind < argc) {
+		o->joined = join_words(argv + optind, argc - optind);
+		push(&o->scripts, &o->nscripts, o->joined);
+	}
 	if (!o->nscripts && !o->check && !o->info) {
 		usage(stderr);
 		exit(2);
@@ -282,6 +285,18 @@ static int report(const struct opts *o, const struct vm_result *res)
 	return status;
 }
 
+static void print_times(const struct vm_result *res)
+{
+	int i;
+
+	for (i = 0; res->njobs > 1 && i < res->njobs; i++)
+		if (res->jobs[i].state != VM_JOB_NOT_RUN)
+			fprintf(stderr, "tapir-vm: job %d: %.3f s\n", i, res->jobs[i].seconds);
+	fprintf(stderr, "tapir-vm: %s, %s: boot %.2f s, total %.2f s\n",
+		res->kernel ? res->kernel : "?", res->accel[0] ? res->accel : "?",
+		res->boot_seconds, res->total_seconds);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .job = { .interrupt = &interrupts } };
@@ -307,14 +322,13 @@ int main(int argc, char **argv)
 	if (o.results && save_results(o.results, &res) < 0 && !status)
 		status = EXIT_VMFAIL;
 	if (o.timing)
-		fprintf(stderr, "tapir-vm: %s, %s: boot %.2f s, total %.2f s\n",
-			res.kernel ? res.kernel : "?", res.accel[0] ? res.accel : "?",
-			res.boot_seconds, res.total_seconds);
+		print_times(&res);
 	if (res.tmpdir)
 		fprintf(stderr, "tapir-vm: kept %s\n", res.tmpdir);
 	vm_result_free(&res);
 	free(o.files);
 	free(o.modules);
 	free(o.scripts);
+	free(o.joined);
 	return status;
 }

@@ -10,6 +10,10 @@
  * exit status and the kernel log lines written while it ran come back
  * separately; guest kernel messages never reach the job's output. The
  * runner is independent of the translator's parser and session.
+ *
+ * Environment: TAPIR_VM_KERNEL (default kernel), TAPIR_VM_ACCEL (kvm|tcg),
+ * TAPIR_VM_QEMU, TAPIR_VM_BUSYBOX, TAPIR_VM_AGENT (programs to use), and
+ * TAPIR_VM_CHANNEL=serial (use ttyS1 even where virtio_console exists).
  */
 #ifndef TAPIR_VM_H
 #define TAPIR_VM_H
