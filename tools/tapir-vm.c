@@ -50,7 +50,8 @@ static void usage(FILE *f)
 "  --timeout SECS       time limit per job\n"
 "  --job COMMAND        one more job (repeatable)\n"
 "  --results DIR        write each job's N.out N.err N.status N.dmesg N.bad and\n"
-"                       console, bootlog into DIR instead of streaming output\n"
+"                       console, bootlog, bootlog.bad into DIR instead of\n"
+"                       streaming output\n"
 "  --console            copy the guest console (kernel messages) to stderr\n"
 "  --dmesg              print each job's kernel log to stderr at the end\n"
 "  --strict             kernel log problems (BUG:, WARNING:, ...) fail the run\n"
@@ -241,6 +242,7 @@ static int save_results(const char *dir, const struct vm_result *res)
 	}
 	bad |= save(dir, "console", res->console.data, res->console.len);
 	bad |= save(dir, "bootlog", res->bootlog.data, res->bootlog.len);
+	bad |= save(dir, "bootlog.bad", res->boot_bad.data, res->boot_bad.len);
 	if (res->error)
 		bad |= save(dir, "error", res->error, strlen(res->error));
 	return bad ? -1 : 0;
@@ -251,6 +253,11 @@ static int report(const struct opts *o, const struct vm_result *res)
 {
 	int i, status = 0, dmesg_bad = 0;
 
+	if (res->nboot_bad) {
+		fprintf(stderr, "tapir-vm: the guest kernel log at boot shows problems:\n%s",
+			res->boot_bad.data);
+		dmesg_bad = 1;
+	}
 	for (i = 0; i < res->njobs; i++) {
 		const struct vm_job_result *j = &res->jobs[i];
 		const char *name = res->njobs > 1 ? "job " : "the job";

@@ -814,24 +814,29 @@ int vm_dmesg_line_bad(const char *line, size_t len)
 	return 0;
 }
 
-/* Append kernel log text to a job, collecting the lines that show trouble. */
-static void add_dmesg(struct vm_job_result *j, const char *p, size_t len)
+/* Collect the lines of kernel log text that show trouble. */
+static void scan_bad(struct vm_buf *bad, int *nbad, const char *p, size_t len)
 {
 	const char *end = p + len;
 
-	buf_add(&j->dmesg, p, len);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
 
 		if (vm_dmesg_line_bad(p, n)) {
-			buf_add(&j->bad, p, n);
+			buf_add(bad, p, n);
 			if (!nl)
-				buf_add(&j->bad, "\n", 1);
-			j->nbad++;
+				buf_add(bad, "\n", 1);
+			(*nbad)++;
 		}
 		p += n;
 	}
+}
+
+static void add_dmesg(struct vm_job_result *j, const char *p, size_t len)
+{
+	buf_add(&j->dmesg, p, len);
+	scan_bad(&j->bad, &j->nbad, p, len);
 }
 
 static void stream(struct run *r, int *fd, struct vm_buf *keep, const char *p, size_t n)
@@ -883,6 +888,7 @@ static void on_frame(struct run *r, const struct vm_frame *h, const char *p)
 		break;
 	case VM_F_BOOTLOG:
 		buf_add(&res->bootlog, p, h->len);
+		scan_bad(&res->boot_bad, &res->nboot_bad, p, h->len);
 		break;
 	case VM_F_START:
 		r->cur = h->job;
@@ -1346,6 +1352,7 @@ void vm_result_free(struct vm_result *res)
 	free(res->oops);
 	buf_free(&res->console);
 	buf_free(&res->bootlog);
+	buf_free(&res->boot_bad);
 	free(res->kernel);
 	free(res->tmpdir);
 	memset(res, 0, sizeof(*res));

@@ -42,9 +42,10 @@ struct vm_job {
 				 * handler bumps: each bump sends SIGINT to
 				 * the running job (and runs no further
 				 * jobs); a third kills the guest */
-	int log_fd;		/* if > 0: the guest console, the boot log and
-				 * the jobs' kernel log lines are copied here
-				 * as they arrive (0 is never used: stdin) */
+	int log_fd;		/* if > 0: the guest console (kernel messages
+				 * of level warning and worse, all of an oops)
+				 * and qemu's own messages are copied here as
+				 * they arrive (0 is never used: stdin) */
 	unsigned int flags;	/* VM_* below */
 };
 
@@ -89,6 +90,9 @@ struct vm_result {
 	char *oops;		/* the panic/oops text from the console */
 	struct vm_buf console;	/* everything the guest console printed */
 	struct vm_buf bootlog;	/* kernel log up to the first job */
+	struct vm_buf boot_bad;	/* its lines that show a problem (e.g. from
+				 * job->modules); a clean boot has none */
+	int nboot_bad;
 	char *kernel;		/* the vmlinuz that was booted */
 	char accel[8];		/* "kvm" or "tcg" */
 	char *tmpdir;		/* with VM_KEEP_TMP */
