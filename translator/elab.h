@@ -32,6 +32,7 @@ struct symbol {
 	bool wrap;
 	unsigned reads, writes;
 	bool print_at_exit;		/* a global written but never read */
+	const struct expr *hist;	/* the histogram it is used with */
 	struct symbol *next;
 };
 
@@ -42,7 +43,7 @@ struct function {
 	struct symbol *params, *locals;
 	enum vtype type;
 	struct loc type_loc;
-	bool used, resolved, tapset;
+	bool used, resolved, tapset, mismatch_reported;
 	/* embedded-C pragmas: comments in the body */
 	bool pure, stable, unprivileged, guru, unmangled;
 	bool uses_targets;		/* $vars of the calling probe */
@@ -69,6 +70,7 @@ struct dprobe {
 	struct symbol *locals;
 	/* provider details */
 	bool is_return;			/* $return and @entry allowed */
+	bool has_targets;		/* $vars: the DWARF probes */
 	int64_t priority;		/* begin(N), end(N), error(N) */
 	int64_t interval, randomize;	/* timers, in their own unit */
 	const char *unit;

@@ -219,6 +219,9 @@ void kconfig_free(struct kconfig *k)
 		free(k->funcs[i]);
 	free(k->funcs);
 	free(k->sym_source);
+	for (i = 0; i < k->nexports; i++)
+		free(k->exports[i]);
+	free(k->exports);
 	free(k->release);
 	free(k->version);
 	free(k->arch);

@@ -23,6 +23,11 @@ struct kconfig {
 	char **funcs;		/* sorted, unique, NULL-terminated */
 	size_t nfuncs;
 	char *sym_source;	/* the file they came from */
+
+	/* exported symbols, from the build directory's Module.symvers */
+	bool exports_loaded;
+	char **exports;		/* sorted, NULL when there is no file */
+	size_t nexports;
 };
 
 /* Resolve -r (or uname -r) once; never NULL. */

@@ -181,3 +181,42 @@ const char *const *ksyms_functions(struct session *s, size_t *n,
 	*source = k->sym_source;
 	return (const char *const *)k->funcs;
 }
+
+/* Is name exported to modules (EXPORT_SYMBOL*)? -1 when unknown. */
+int ksyms_exported(struct session *s, const char *name)
+{
+	struct kconfig *k = kconfig_get(s);
+
+	if (!k->exports_loaded) {
+		FILE *f;
+		char line[512];
+		struct names nv = { 0 };
+
+		k->exports_loaded = true;
+		f = k->build_dir ? fopen(arena_printf(&s->arena,
+					 "%s/Module.symvers", k->build_dir), "r") :
+				   NULL;
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f)) {
+			char crc[32], sym[256];
+
+			if (sscanf(line, "%31s %255s", crc, sym) == 2)
+				names_add(&nv, sym);
+		}
+		fclose(f);
+		qsort(nv.v, nv.n, sizeof(*nv.v), cmp);
+		k->exports = nv.v;
+		k->nexports = nv.n;
+		if (!k->exports) {
+			k->exports = calloc(1, sizeof(char *));
+			if (!k->exports) {
+				fputs("tapir: out of memory\n", stderr);
+				exit(2);
+			}
+		}
+	}
+	if (!k->exports)
+		return -1;
+	return bsearch(&name, k->exports, k->nexports, sizeof(char *), cmp) != NULL;
+}

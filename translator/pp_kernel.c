@@ -34,7 +34,7 @@ static const char *const patterns[] = {
 int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     const struct pp_comp *where, const char *pat,
 		     const struct dprobe *tmpl, bool is_return,
-		     int64_t maxactive);
+		     int64_t maxactive, bool exported);
 
 static int needs_debuginfo(struct elab *e, const struct probe_point *pp,
 			   const char *what)
@@ -82,11 +82,12 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		return 1;
 	}
 	return kernel_functions(e, pp, fc, pat, tmpl, pp_has(pp, "return"),
-				max ? max->num : -1);
+				max ? max->num : -1, pp_has(pp, "exported"));
 }
 
 const struct provider pp_kernel = {
 	.name = "kernel",
 	.patterns = patterns,
 	.resolve = resolve,
+	.has_targets = true,
 };

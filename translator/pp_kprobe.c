@@ -22,12 +22,12 @@ static const char *const patterns[] = {
 int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     const struct pp_comp *where, const char *pat,
 		     const struct dprobe *tmpl, bool is_return,
-		     int64_t maxactive);
+		     int64_t maxactive, bool exported);
 
 int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     const struct pp_comp *where, const char *pat,
 		     const struct dprobe *tmpl, bool is_return,
-		     int64_t maxactive)
+		     int64_t maxactive, bool exported)
 {
 	struct session *s = e->s;
 	const char *source;
@@ -35,6 +35,13 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 	const char *const *syms = ksyms_functions(s, &n, &source);
 	bool wild = strpbrk(pat, "*?[") != NULL;
 	int count = 0;
+
+	/* (an empty name only asks whether the list exists) */
+	if (exported && ksyms_exported(s, "") < 0) {
+		elab_error(e, &pp->loc, "'.exported' needs the kernel's "
+			   "Module.symvers, which the build directory lacks");
+		return -1;
+	}
 
 	if (!syms) {
 		struct dprobe *p;
@@ -44,6 +51,11 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 				   "symbol table for the target kernel (install "
 				   "its linux-image-*-dbg package, or run on the "
 				   "target)", pat);
+			return -1;
+		}
+		if (exported && ksyms_exported(s, pat) != 1) {
+			elab_error(e, &where->arg->loc, "kernel function '%s' "
+				   "is not exported", pat);
 			return -1;
 		}
 		p = probe_emit(e, tmpl, pp);
@@ -60,6 +72,8 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 
 		if (wild ? fnmatch(pat, syms[i], 0) != 0 :
 			   strcmp(pat, syms[i]) != 0)
+			continue;
+		if (exported && ksyms_exported(s, syms[i]) != 1)
 			continue;
 		/* the concrete point names the function */
 		cp = ANEW(&s->arena, struct probe_point);
@@ -87,6 +101,11 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 		p->is_return = is_return;
 		p->maxactive = maxactive;
 		count++;
+	}
+	if (!count && exported && !pp->optional) {
+		elab_error(e, &where->arg->loc, "no exported kernel function "
+			   "matches '%s'", pat);
+		return -1;
 	}
 	if (!count && !pp->optional) {
 		const char *sim = similar_names(s, pat, syms, (int)n);
@@ -143,7 +162,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	}
 	fc = pp->comps->next;
 	return kernel_functions(e, pp, fc, fc->arg->str, tmpl, ret,
-				max ? max->num : -1);
+				max ? max->num : -1, false);
 }
 
 const struct provider pp_kprobe = {

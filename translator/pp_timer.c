@@ -25,24 +25,33 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	struct dprobe *p;
 
 	(void)pattern;
-	if (n && n->num <= 0) {
-		elab_error(e, &pp->comps->next->loc, "timer interval must be "
-			   "positive, not %lld", (long long)n->num);
-		return -1;
+	if (n) {
+		/* the ranges SystemTap takes: at least 100us, at most a day */
+		static const struct { const char *unit; int64_t lo, hi; } ranges[] = {
+			{ "jiffies", 1, 1000000 },
+			{ "s", 1, 86400 }, { "sec", 1, 86400 },
+			{ "ms", 1, 86400000LL }, { "msec", 1, 86400000LL },
+			{ "us", 100, 86400000000LL }, { "usec", 100, 86400000000LL },
+			{ "ns", 100000, 86400000000000LL },
+			{ "nsec", 100000, 86400000000000LL },
+			{ "hz", 1, 10000 },
+		};
+
+		for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+			if (strcmp(unit, ranges[i].unit) == 0 &&
+			    (n->num < ranges[i].lo || n->num > ranges[i].hi)) {
+				elab_error(e, &pp->comps->next->loc, "invalid "
+					   "interval %lld for timer.%s: it must "
+					   "be from %lld to %lld", (long long)n->num,
+					   unit, (long long)ranges[i].lo,
+					   (long long)ranges[i].hi);
+				return -1;
+			}
 	}
-	if (n && strcmp(unit, "ns") == 0 && n->num < 100000) {
-		elab_error(e, &pp->comps->next->loc, "timer.ns interval must "
-			   "be at least 100000 (100us)");
-		return -1;
-	}
-	if (n && strcmp(unit, "hz") == 0 && n->num > 1000000000) {
-		elab_error(e, &pp->comps->next->loc, "timer.hz rate %lld is "
-			   "too high", (long long)n->num);
-		return -1;
-	}
-	if (r && (r->num < 0 || r->num >= n->num)) {
+	if (r && (r->num < 0 || r->num > n->num)) {
 		elab_error(e, &pp->comps->next->next->loc, "randomize value "
-			   "must be at least 0 and smaller than the interval");
+			   "must be from 0 to the interval (%lld)",
+			   (long long)n->num);
 		return -1;
 	}
 	p = probe_emit(e, tmpl, pp);

@@ -209,13 +209,76 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 		np->comps = copy_comps(s, r->comps, suffix ?
 				       copy_comps(s, suffix, NULL) : NULL);
 		got = expand_point(x, np, parts, and_cond(s, cond, r->cond));
-		if (got < 0)
+		if (got < 0) {
+			x->depth--;
 			return -1;
+		}
 		n += got;
 		if (got > 0 && r->sufficient)
 			break;
 	}
 	x->depth--;
+	return n;
+}
+
+/* Glob over a dotted name: '*' and '?' stay within a component, '**'
+ * crosses dots. */
+static bool globstar(const char *pat, const char *str)
+{
+	if (!*pat)
+		return !*str;
+	if (pat[0] == '*' && pat[1] == '*') {
+		for (const char *t = str;; t++) {
+			if (globstar(pat + 2, t))
+				return true;
+			if (!*t)
+				return false;
+		}
+	}
+	if (*pat == '*') {
+		for (const char *t = str;; t++) {
+			if (globstar(pat + 1, t))
+				return true;
+			if (!*t || *t == '.')
+				return false;
+		}
+	}
+	if (!*str || (*pat == '?' ? *str == '.' : *pat != *str))
+		return false;
+	return globstar(pat + 1, str + 1);
+}
+
+static bool has_globstar(const struct probe_point *pp)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (strstr(c->name, "**"))
+			return true;
+	return false;
+}
+
+/* pp has '**': match whole alias names as text. */
+static int match_aliases_globstar(struct expand *x, const struct probe_point *pp,
+				  struct part *parts, struct expr *cond,
+				  bool *matched)
+{
+	struct tapset_index *idx = x->e->idx;
+	const char *pat = pp_text(x->e->s, pp);
+	int n = 0;
+
+	*matched = false;
+	for (int i = 0; i < idx->naliases; i++) {
+		const struct alias_def *al = &idx->aliases[i];
+		int got;
+
+		if (!globstar(pat, pp_text(x->e->s, al->name)))
+			continue;
+		*matched = true;
+		got = expand_alias(x, al->name, al, ncomps(al->name), parts,
+				   cond);
+		if (got < 0)
+			return -1;
+		n += got;
+	}
 	return n;
 }
 
@@ -228,6 +291,8 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 	const char *first = pp->comps->name;
 	bool wild = strpbrk(first, "*?[") != NULL;
 
+	if (has_globstar(pp))
+		return match_aliases_globstar(x, pp, parts, cond, matched);
 	*matched = false;
 	/* whole-name matches first; else the longest prefix (suffix form);
 	 * without a wildcard in the first component only aliases with that
@@ -305,6 +370,7 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 {
 	struct session *s = x->e->s;
 	const char *bad = NULL;
+	struct dprobe tmpl;
 
 	*matched = false;
 	for (int i = 0; providers[i]; i++) {
@@ -324,7 +390,10 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 					   pv->unsupported);
 				return -1;
 			}
-			return pv->resolve(x->e, pp, j, &x->tmpl);
+			tmpl = x->tmpl;
+			tmpl.prov = pv;
+			tmpl.has_targets = pv->has_targets;
+			return pv->resolve(x->e, pp, j, &tmpl);
 		}
 	}
 	if (bad) {
@@ -409,6 +478,12 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 	int total = 0;
 	bool any_match = false, matched;
 	struct dprobe saved = x->tmpl;
+
+	if (x->depth > MAX_ALIAS_DEPTH) {
+		elab_error(x->e, &pp->loc, "probe alias expansion too deep at "
+			   "'%s' (a recursive alias?)", pp_text(s, pp));
+		return -1;
+	}
 
 	x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
 	x->tmpl.cond = cond;

@@ -18,6 +18,7 @@ struct provider {
 	int (*resolve)(struct elab *e, const struct probe_point *pp,
 		       int pattern, const struct dprobe *tmpl);
 	const char *unsupported;	/* a family known but not built yet */
+	bool has_targets;		/* its probes have $target variables */
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
@@ -36,5 +37,7 @@ bool pp_has(const struct probe_point *pp, const char *name);
  * target kernel, or NULL when no symbol table was found. */
 const char *const *ksyms_functions(struct session *s, size_t *n,
 				   const char **source);
+/* 1 if the kernel exports name to modules, 0 if not, -1 if unknown. */
+int ksyms_exported(struct session *s, const char *name);
 
 #endif

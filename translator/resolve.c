@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "elab-internal.h"
+#include "provider.h"
 
 void elab_error(struct elab *e, const struct loc *l, const char *fmt, ...)
 {
@@ -488,14 +489,28 @@ static void target_use(struct elab *e, struct expr *x)
 {
 	if (e->fn)
 		e->fn->uses_targets = true;
-	if (x->kind == E_TARGET && strcmp(x->str, "return") == 0 &&
-	    e->probe && !e->probe->is_return)
-		elab_error(e, &x->loc, "'$return' is only available in "
-			   "return probes, not in '%s'", e->probe->name);
-	if (x->kind == E_CTXVAR && strcmp(x->str, "return") == 0 &&
-	    e->probe && !e->probe->is_return)
-		elab_error(e, &x->loc, "'$$return' is only available in "
-			   "return probes, not in '%s'", e->probe->name);
+	if ((x->kind == E_TARGET || x->kind == E_CTXVAR) &&
+	    strcmp(x->str, "return") == 0 && e->probe &&
+	    !e->probe->is_return) {
+		elab_error(e, &x->loc, "'$%s' is only available in return "
+			   "probes, not in '%s'", x->kind == E_CTXVAR ?
+			   "$return" : "return", e->probe->name);
+		return;
+	}
+	/* $vars and $$vars come from debuginfo: only the DWARF probes
+	 * (kernel.function, module().function) have them; @cast and @var
+	 * work anywhere */
+	if (e->probe && !e->probe->has_targets &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR)) {
+		elab_error(e, &x->loc, "target variable '$%s%s' is not "
+			   "available in '%s'%s", x->kind == E_CTXVAR ? "$" : "",
+			   x->str, e->probe->name,
+			   e->probe->prov && e->probe->prov->name &&
+			   strcmp(e->probe->prov->name, "kprobe") == 0 ?
+			   " (kprobe probes have none: use int_arg(), "
+			   "pointer_arg(), returnval() and friends)" : "");
+		return;
+	}
 	if (x->a)
 		resolve_expr(e, x->a);
 	resolve_chain(e, x->chain);

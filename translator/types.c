@@ -273,6 +273,17 @@ static enum vtype infer_call(struct elab *e, struct expr *x, enum vtype want)
 		if (t == TYPE_UNKNOWN)
 			t = o->type;
 	}
+	/* overloads stand for one another: one return type for all */
+	for (struct function *o = fn->overload; o; o = o->overload)
+		if (o->type != TYPE_UNKNOWN && fn->type != TYPE_UNKNOWN &&
+		    o->type != fn->type && !o->mismatch_reported) {
+			o->mismatch_reported = true;
+			elab_error(e, &o->decl->loc, "overloads of '%s' return "
+				   "different types (%s and %s)", o->name,
+				   tname(o->type), tname(fn->type));
+			elab_note(e, &fn->decl->loc, "the other overload is "
+				  "here");
+		}
 	return t;
 }
 
@@ -299,6 +310,41 @@ static void need_stats(struct elab *e, struct expr *x, const char *what)
 		return;
 	}
 	infer(e, x, TYPE_STATS);
+}
+
+/* A statistics variable keeps one kind of histogram (and one set of
+ * @hist_linear parameters): the runtime keeps its buckets with it. */
+static void same_histogram(struct elab *e, struct expr *x)
+{
+	struct symbol *sym = x->a ? x->a->ref : NULL;
+	const struct expr *first;
+
+	if (!sym || (x->a->kind != E_VAR && x->a->kind != E_INDEX))
+		return;
+	first = sym->hist;
+	if (!first) {
+		sym->hist = x;
+		return;
+	}
+	if (first == x)
+		return;
+	if (first->op == x->op) {
+		const struct expr *a = first->args, *b = x->args;
+
+		for (; a && b; a = a->next, b = b->next)
+			if (a->kind != E_NUM || b->kind != E_NUM ||
+			    a->num != b->num)
+				break;
+		if (!a && !b)
+			return;
+	}
+	if (!sym->mismatch_reported) {
+		sym->mismatch_reported = true;
+		elab_error(e, &x->loc, "'%s' is used with a different "
+			   "histogram here", sym->name);
+		elab_note(e, &first->loc, "its histogram was first given "
+			  "here");
+	}
 }
 
 static enum vtype infer_assign(struct elab *e, struct expr *x)
@@ -504,6 +550,7 @@ static enum vtype infer(struct elab *e, struct expr *x, enum vtype want)
 		break;
 	case E_HIST:
 		need_stats(e, x->a, "a histogram");
+		same_histogram(e, x);
 		for (struct expr *a = x->args; a; a = a->next)
 			if (a->kind != E_NUM)
 				elab_error(e, &a->loc, "@hist_linear takes "
