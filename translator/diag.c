@@ -97,7 +97,8 @@ void diag_release(struct session *s)
 	if (!b)
 		return;
 	s->dbuf = NULL;
-	qsort(b->v, (size_t)b->n, sizeof(*b->v), held_cmp);
+	if (b->n)
+		qsort(b->v, (size_t)b->n, sizeof(*b->v), held_cmp);
 	for (int i = 0; i < b->n; i++) {
 		fputs(b->v[i].text, b->err);
 		free(b->v[i].text);

@@ -249,7 +249,8 @@ int dump_functions(struct session *s, FILE *out)
 			}
 			lines[n++] = buf;
 		}
-	qsort(lines, (size_t)n, sizeof(*lines), str_cmp);
+	if (n)
+		qsort(lines, (size_t)n, sizeof(*lines), str_cmp);
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "%s\n", lines[i]);
 		free(lines[i]);

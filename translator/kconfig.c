@@ -105,7 +105,8 @@ static void load_config(struct kconfig *k, const char *path)
 		n++;
 	}
 	fclose(f);
-	qsort(v, n, sizeof(*v), entry_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), entry_cmp);
 	k->names = malloc((n ? n : 1) * sizeof(char *));
 	k->values = malloc((n ? n : 1) * sizeof(char *));
 	if (!k->names || !k->values) {

@@ -205,7 +205,8 @@ int ksyms_exported(struct session *s, const char *name)
 				names_add(&nv, sym);
 		}
 		fclose(f);
-		qsort(nv.v, nv.n, sizeof(*nv.v), cmp);
+		if (nv.n)
+			qsort(nv.v, nv.n, sizeof(*nv.v), cmp);
 		k->exports = nv.v;
 		k->nexports = nv.n;
 		if (!k->exports) {
