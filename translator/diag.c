@@ -122,6 +122,9 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 		diag_print(s, l, kind, fmt, ap);
 		return;
 	}
+	if (s->quiet || (s->max_errors > 0 && s->errors >= s->max_errors &&
+			 strcmp(kind, "warning") != 0))
+		return;		/* would not be printed anyway */
 	/* sort by the place in the file being read: a macro's use site */
 	while (key && key->exp)
 		key = &key->exp->site;

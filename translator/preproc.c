@@ -214,7 +214,16 @@ static struct token *copy_tokens(struct session *s, const struct token *t,
 	return v;
 }
 
-/* Index of the PP_END matching the PP_IF at i, or of END. */
+/* Token j of a slice; past its end, an END token (slices of a branch or
+ * a condition have no END of their own). */
+static const struct token *tk(const struct token *tok, size_t n, size_t j)
+{
+	static const struct token end = { .type = END };
+
+	return j < n ? &tok[j] : &end;
+}
+
+/* Index of the PP_END matching the PP_IF at i, or n when there is none. */
 static size_t match_end(const struct token *tok, size_t n, size_t i)
 {
 	int depth = 0;
@@ -225,61 +234,63 @@ static size_t match_end(const struct token *tok, size_t n, size_t i)
 		else if (tok[i].type == PP_END && --depth == 0)
 			return i;
 	}
-	return i < n ? i : n - 1;
+	return n;
 }
 
-/* @define NAME[(a, b)] %( body %) */
+/* @define NAME[(a, b)] %( body %); returns the index after it (> i) */
 static size_t define(struct pp *pp, const struct token *tok, size_t n,
 		     size_t i)
 {
-	const struct token *name = &tok[i + 1];
+	const struct token *name = tk(tok, n, i + 1);
 	struct macro *m;
 	struct tokvec params = { 0 };
 	size_t j = i + 2, end;
 
 	if (name->type != IDENT) {
-		pp_error(pp, &name->loc, "expected macro name after '@define', "
-			 "saw %s", token_describe(pp->s, name));
+		pp_error(pp, name->type == END ? &tok[i].loc : &name->loc,
+			 "expected macro name after '@define', saw %s",
+			 token_describe(pp->s, name));
 		if (name->type == END)
 			return i + 1;
 		/* skip the body too, if there is one */
-		if (tok[i + 2].type == PP_IF) {
+		if (tk(tok, n, i + 2)->type == PP_IF) {
 			end = match_end(tok, n, i + 2);
-			return tok[end].type == PP_END ? end + 1 : end;
+			return end < n ? end + 1 : n;
 		}
 		return i + 2;
 	}
-	if (tok[j].type == '(') {
+	if (tk(tok, n, j)->type == '(') {
 		j++;
-		while (tok[j].type == IDENT) {
+		while (tk(tok, n, j)->type == IDENT) {
 			tokvec_push(&params, &tok[j]);
 			j++;
-			if (tok[j].type != ',')
+			if (tk(tok, n, j)->type != ',')
 				break;
 			j++;
 		}
-		if (tok[j].type != ')') {
-			pp_error(pp, &tok[j].loc, "expected macro parameter "
-				 "name or ')', saw %s",
-				 token_describe(pp->s, &tok[j]));
+		if (tk(tok, n, j)->type != ')') {
+			pp_error(pp, j < n ? &tok[j].loc : &name->loc,
+				 "expected macro parameter name or ')', saw %s",
+				 token_describe(pp->s, tk(tok, n, j)));
 			tokvec_free(&params);
-			return tok[j].type == END ? j : j + 1;
+			return j < n ? j + 1 : n;
 		}
 		j++;
 	}
-	if (tok[j].type != PP_IF) {
-		pp_error(pp, &tok[j].loc, "expected '%%(' to open the body of "
-			 "macro '@%.*s', saw %s", (int)name->len, name->text,
-			 token_describe(pp->s, &tok[j]));
+	if (tk(tok, n, j)->type != PP_IF) {
+		pp_error(pp, j < n ? &tok[j].loc : &name->loc, "expected '%%(' "
+			 "to open the body of macro '@%.*s', saw %s",
+			 (int)name->len, name->text,
+			 token_describe(pp->s, tk(tok, n, j)));
 		tokvec_free(&params);
-		return tok[j].type == END ? j : j + 1;
+		return j < n ? j + 1 : n;
 	}
 	end = match_end(tok, n, j);
-	if (tok[end].type != PP_END) {
+	if (end >= n || tok[end].type != PP_END) {
 		pp_error(pp, &tok[j].loc, "unterminated body of macro '@%.*s'; "
 			 "expected '%%)'", (int)name->len, name->text);
 		tokvec_free(&params);
-		return end;
+		return n;
 	}
 	if (table_find(&pp->local, name->text, name->len))
 		pp_error(pp, &name->loc, "macro '@%.*s' is already defined",
@@ -339,12 +350,13 @@ static size_t expand(struct pp *pp, const struct macro *m,
 		return n;
 	}
 	if (m->nparams > 0) {
-		if (tok[j].type != '(') {
-			pp_error(pp, &tok[j].loc, "macro '@%.*s' takes %d "
+		if (tk(tok, n, j)->type != '(') {
+			pp_error(pp, j < n ? &tok[j].loc : &use->loc,
+				 "macro '@%.*s' takes %d "
 				 "parameter%s; expected '(', saw %s",
 				 (int)m->nlen, m->name, m->nparams,
 				 m->nparams == 1 ? "" : "s",
-				 token_describe(pp->s, &tok[j]));
+				 token_describe(pp->s, tk(tok, n, j)));
 			placeholder(pp, use, out);
 			return j;
 		}
@@ -355,10 +367,10 @@ static size_t expand(struct pp *pp, const struct macro *m,
 			exit(2);
 		}
 		j++;
-		if (tok[j].type != ')') {
+		if (tk(tok, n, j)->type != ')') {
 			size_t arg = j;
 
-			for (; tok[j].type != END; j++) {
+			for (; j < n && tok[j].type != END; j++) {
 				int ty = tok[j].type;
 
 				if (ty == '(' || ty == '[' || ty == '{')
@@ -380,7 +392,7 @@ static size_t expand(struct pp *pp, const struct macro *m,
 		} else {
 			/* no arguments */
 		}
-		if (tok[j].type != ')') {
+		if (tk(tok, n, j)->type != ')') {
 			pp_error(pp, &tok[i].loc, "unterminated argument list "
 				 "of macro '@%.*s'", (int)m->nlen, m->name);
 			free(start);
@@ -647,7 +659,7 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 	struct cond c = { .pp = pp };
 	bool value;
 
-	for (j = i + 1; tok[j].type != END; j++) {
+	for (j = i + 1; j < n && tok[j].type != END; j++) {
 		int ty = tok[j].type;
 
 		if (ty == PP_IF) {
@@ -664,7 +676,7 @@ static size_t conditional(struct pp *pp, const struct token *tok, size_t n,
 		}
 	}
 	end = j;
-	if (tok[end].type != PP_END) {
+	if (end >= n || tok[end].type != PP_END) {
 		pp_error(pp, &tok[i].loc, "unterminated conditional; expected "
 			 "'%%)'");
 		return end;
