@@ -113,7 +113,8 @@ enum stmt_kind {
 	S_BREAK, S_CONTINUE, S_NEXT,
 	S_RETURN,	/* e or NULL */
 	S_DELETE,	/* e: E_VAR or E_INDEX */
-	S_TRY,		/* body; else_body: catch block; str: variable or NULL */
+	S_TRY,		/* body; else_body: catch block; e: the catch
+			   variable (E_VAR) or NULL */
 };
 
 struct foreach {

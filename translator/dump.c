@@ -156,6 +156,7 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 				       true);
 	struct elab e;
 	char **lines;
+	const char **names = NULL;
 	int n = 0, errors = s->errors;
 
 	if (s->errors > errors || !sc->decls || sc->decls->kind != D_PROBE)
@@ -166,7 +167,48 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	e.prog->user = sc;
 	e.idx = tapset_index_build(s);
 	elab_add_script(&e, sc, NULL);
-	probes_expand(&e, sc->decls);
+	/* aliases list under their own names (each probe of an alias shows
+	 * the alias's variables); anything else as the points it makes */
+	{
+		int max = e.idx->naliases + 1;
+		const struct alias_def **als = calloc((size_t)max, sizeof(*als));
+		int nal;
+
+		if (!als) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+		nal = probes_matching_aliases(&e, sc->decls->points, als, max);
+		if (nal) {
+			names = calloc((size_t)nal, sizeof(*names));
+			if (!names) {
+				fputs("tapir: out of memory\n", stderr);
+				exit(2);
+			}
+			for (int i = 0; i < nal; i++) {
+				struct decl *d = ast_decl(s, D_PROBE,
+							  &als[i]->name->loc);
+				struct dprobe *last = e.prog->probes;
+
+				while (last && last->next)
+					last = last->next;
+				d->points = ANEW(&s->arena, struct probe_point);
+				*d->points = *als[i]->name;
+				d->points->next = NULL;
+				d->points->optional = true;	/* list, not judge */
+				d->body = sc->decls->body;
+				names[i] = pp_text(s, als[i]->name);
+				probes_expand(&e, d);
+				/* every probe the alias made lists as the alias */
+				for (struct dprobe *p = last ? last->next :
+				     e.prog->probes; p; p = p->next)
+					p->name = names[i];
+			}
+		} else {
+			probes_expand(&e, sc->decls);
+		}
+		free(als);
+	}
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		e.fn = NULL;
 		e.probe = p;
@@ -178,6 +220,7 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 		types_infer(&e);
 	free(e.work);
 	free(e.iterating);
+	free(names);
 	lines = calloc((size_t)e.prog->nprobes + 1, sizeof(*lines));
 	if (!lines) {
 		fputs("tapir: out of memory\n", stderr);

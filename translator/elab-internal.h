@@ -57,6 +57,7 @@ struct elab {
 	int nchecks;
 	unsigned mark;
 
+	struct loc last_error;		/* where the last error was */
 	bool changed;			/* type inference made progress */
 	bool final;			/* last round: report what stays unknown */
 };
@@ -69,6 +70,8 @@ void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f);
 /* probes.c */
 void probes_expand(struct elab *e, const struct decl *d);
 const char *pp_text(struct session *s, const struct probe_point *pp);
+int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
+			    const struct alias_def **out, int max);
 
 /* resolve.c */
 struct function *function_lookup(struct elab *e, const char *name, int arity,

@@ -43,6 +43,17 @@ static bool has_effect(const struct expr *x)
 	}
 }
 
+/* `x = e` where x is a local nobody reads: keep e only for its effects. */
+static bool dead_store(const struct expr *x)
+{
+	const struct symbol *sym;
+
+	if (x->kind != E_ASSIGN || x->op != OP_ASSIGN || x->a->kind != E_VAR)
+		return false;
+	sym = x->a->ref;
+	return sym && !sym->global && !sym->param && !sym->reads;
+}
+
 /* Returns true when the statement still does something. */
 static bool prune(struct elab *e, struct stmt *st)
 {
@@ -58,9 +69,24 @@ static bool prune(struct elab *e, struct stmt *st)
 	case S_NULL:
 		return false;
 	case S_EXPR:
+		if (dead_store(st->e)) {
+			/* the library's code is not the user's business */
+			if (!st->e->loc.file->privileged)
+				elab_warn(e, &st->e->loc, "eliding assignment "
+					  "to '%s', which is never read",
+					  st->e->a->str);
+			st->e = st->e->b;
+			if (has_effect(st->e))
+				return true;
+			st->kind = S_NULL;
+			st->e = NULL;
+			return false;
+		}
 		if (has_effect(st->e))
 			return true;
-		elab_warn(e, &st->e->loc, "eliding side-effect-free expression");
+		if (!st->e->loc.file->privileged)
+			elab_warn(e, &st->e->loc, "eliding side-effect-free "
+				  "expression");
 		st->kind = S_NULL;
 		st->e = NULL;
 		return false;
@@ -88,7 +114,8 @@ void optimize_program(struct elab *e)
 	const struct probe_point *warned = NULL;
 
 	for (struct symbol *g = prog->globals; g; g = g->next)
-		if (g->writes && !g->reads && !g->decl->loc.file->privileged)
+		if (g->writes > (g->decl->init ? 1u : 0u) && !g->reads &&
+		    !g->decl->loc.file->privileged)
 			g->print_at_exit = true;
 	if (e->s->keep_unused)
 		return;

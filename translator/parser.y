@@ -12,7 +12,7 @@
 %define parse.error custom
 %define parse.lac full
 %locations
-%define api.location.type {struct loc}
+%define api.location.type {const struct loc *}
 %param {struct parser *p}
 %expect 0
 
@@ -204,7 +204,7 @@ toplevel
 		{ p->last_decl->private_ = true; }
 	| EMBEDDED
 		{
-			struct decl *d = ast_decl(S, D_EMBEDDED, &@1);
+			struct decl *d = ast_decl(S, D_EMBEDDED, @1);
 
 			check_embedded(p, $1, "embedded code");
 			d->code = arena_strndup(&S->arena, $1->str, $1->slen);
@@ -226,7 +226,7 @@ kw_function: K_FUNCTION { yyerrok; } ;
 probe_decl
 	: kw_probe points block
 		{
-			struct decl *d = ast_decl(S, D_PROBE, &@1);
+			struct decl *d = ast_decl(S, D_PROBE, @1);
 
 			d->points = $2.head;
 			d->body = $3;
@@ -234,9 +234,9 @@ probe_decl
 		}
 	| kw_probe points '=' points block
 		{
-			struct decl *d = ast_decl(S, D_ALIAS, &@1);
+			struct decl *d = ast_decl(S, D_ALIAS, @1);
 
-			one_alias_name(p, &$2, &@3);
+			one_alias_name(p, &$2, @3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -244,9 +244,9 @@ probe_decl
 		}
 	| kw_probe points '=' points block ',' block
 		{
-			struct decl *d = ast_decl(S, D_ALIAS, &@1);
+			struct decl *d = ast_decl(S, D_ALIAS, @1);
 
-			one_alias_name(p, &$2, &@3);
+			one_alias_name(p, &$2, @3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -255,9 +255,9 @@ probe_decl
 		}
 	| kw_probe points ADD_ASSIGN points block
 		{
-			struct decl *d = ast_decl(S, D_ALIAS, &@1);
+			struct decl *d = ast_decl(S, D_ALIAS, @1);
 
-			one_alias_name(p, &$2, &@3);
+			one_alias_name(p, &$2, @3);
 			d->names = $2.head;
 			d->points = $4.head;
 			d->body = $5;
@@ -274,7 +274,7 @@ points
 /* One point as written; brace groups make it several. */
 point
 	: pp_seq point_flags point_cond
-		{ $$ = make_points(p, &$1, $2, $3, &@1); }
+		{ $$ = make_points(p, &$1, $2, $3, @1); }
 	;
 
 point_flags
@@ -291,7 +291,7 @@ point_cond
 /* Alternative component sequences: a.{b,c.d}.e is a.b.e and a.c.d.e */
 pp_seq
 	: pp_elem
-	| pp_seq '.' pp_elem	{ $$ = pp_product(p, &$1, &$3, &@3); }
+	| pp_seq '.' pp_elem	{ $$ = pp_product(p, &$1, &$3, @3); }
 	;
 
 pp_elem
@@ -320,14 +320,14 @@ component
 		{
 			$$ = ANEW(&S->arena, struct pp_comp);
 			$$->name = name_of(p, $1);
-			$$->loc = @1;
+			$$->loc = *@1;
 		}
 	| PP_NAME '(' literal_value ')'
 		{
 			$$ = ANEW(&S->arena, struct pp_comp);
 			$$->name = name_of(p, $1);
 			$$->arg = $3;
-			$$->loc = @1;
+			$$->loc = *@1;
 		}
 	;
 
@@ -354,14 +354,14 @@ private_global: global { p->last_decl->private_ = true; } ;
 global
 	: IDENT
 		{
-			struct decl *d = ast_decl(S, D_GLOBAL, &@1);
+			struct decl *d = ast_decl(S, D_GLOBAL, @1);
 
 			d->name = name_of(p, $1);
 			add_decl(p, d);
 		}
 	| IDENT '=' literal_value
 		{
-			struct decl *d = ast_decl(S, D_GLOBAL, &@1);
+			struct decl *d = ast_decl(S, D_GLOBAL, @1);
 
 			d->name = name_of(p, $1);
 			d->init = $3;
@@ -369,17 +369,17 @@ global
 		}
 	| IDENT '[' NUMBER ']'
 		{
-			struct decl *d = ast_decl(S, D_GLOBAL, &@1);
+			struct decl *d = ast_decl(S, D_GLOBAL, @1);
 
 			d->name = name_of(p, $1);
 			d->size = $3->num;
 			if (d->size <= 0)
-				perror_at(p, &@3, "array size must be positive");
+				perror_at(p, @3, "array size must be positive");
 			add_decl(p, d);
 		}
 	| IDENT '%'
 		{
-			struct decl *d = ast_decl(S, D_GLOBAL, &@1);
+			struct decl *d = ast_decl(S, D_GLOBAL, @1);
 
 			d->name = name_of(p, $1);
 			d->wrap = true;
@@ -387,13 +387,13 @@ global
 		}
 	| IDENT '%' '[' NUMBER ']'
 		{
-			struct decl *d = ast_decl(S, D_GLOBAL, &@1);
+			struct decl *d = ast_decl(S, D_GLOBAL, @1);
 
 			d->name = name_of(p, $1);
 			d->wrap = true;
 			d->size = $4->num;
 			if (d->size <= 0)
-				perror_at(p, &@4, "array size must be positive");
+				perror_at(p, @4, "array size must be positive");
 			add_decl(p, d);
 		}
 	;
@@ -403,7 +403,7 @@ global
 function_decl
 	: kw_function IDENT opt_type '(' params ')' fn_priority
 		{
-			struct decl *d = ast_decl(S, D_FUNCTION, &@2);
+			struct decl *d = ast_decl(S, D_FUNCTION, @2);
 
 			d->name = name_of(p, $2);
 			d->type = $3;
@@ -424,12 +424,12 @@ fn_priority
 		{
 			$$ = $2;
 			if ($2->num <= 0)
-				perror_at(p, &@2, "specified priority must be > 0");
+				perror_at(p, @2, "specified priority must be > 0");
 		}
 	| ':' '-' NUMBER
 		{
 			$$ = NULL;
-			perror_at(p, &@3, "specified priority must be > 0");
+			perror_at(p, @3, "specified priority must be > 0");
 		}
 	;
 
@@ -481,7 +481,7 @@ param
 			$$ = ANEW(&S->arena, struct param);
 			$$->name = name_of(p, $1);
 			$$->type = $2;
-			$$->loc = @1;
+			$$->loc = *@1;
 		}
 	;
 
@@ -490,7 +490,7 @@ param
 block
 	: '{' stmts '}'
 		{
-			$$ = ast_stmt(S, S_BLOCK, &@1);
+			$$ = ast_stmt(S, S_BLOCK, @1);
 			$$->body = $2.head;
 		}
 	;
@@ -510,31 +510,31 @@ stmts
 
 stmt
 	: block
-	| ';'			{ $$ = ast_stmt(S, S_NULL, &@1); }
+	| ';'			{ $$ = ast_stmt(S, S_NULL, @1); }
 	| simple_stmt %prec STMT_END
 	| simple_stmt ';'
 	| K_IF '(' expr ')' stmt %prec LOWER_THAN_ELSE
 		{
-			$$ = ast_stmt(S, S_IF, &@1);
+			$$ = ast_stmt(S, S_IF, @1);
 			$$->e = $3;
 			$$->body = $5;
 		}
 	| K_IF '(' expr ')' stmt K_ELSE stmt
 		{
-			$$ = ast_stmt(S, S_IF, &@1);
+			$$ = ast_stmt(S, S_IF, @1);
 			$$->e = $3;
 			$$->body = $5;
 			$$->else_body = $7;
 		}
 	| K_WHILE '(' expr ')' stmt
 		{
-			$$ = ast_stmt(S, S_WHILE, &@1);
+			$$ = ast_stmt(S, S_WHILE, @1);
 			$$->e = $3;
 			$$->body = $5;
 		}
 	| K_FOR '(' opt_expr ';' opt_expr ';' opt_expr ')' stmt
 		{
-			$$ = ast_stmt(S, S_FOR, &@1);
+			$$ = ast_stmt(S, S_FOR, @1);
 			$$->init = $3;
 			$$->e = $5;
 			$$->incr = $7;
@@ -543,38 +543,39 @@ stmt
 	| foreach_stmt
 	| K_TRY block K_CATCH block
 		{
-			$$ = ast_stmt(S, S_TRY, &@1);
+			$$ = ast_stmt(S, S_TRY, @1);
 			$$->body = $2;
 			$$->else_body = $4;
 		}
 	| K_TRY block K_CATCH '(' IDENT ')' block
 		{
-			$$ = ast_stmt(S, S_TRY, &@1);
+			$$ = ast_stmt(S, S_TRY, @1);
 			$$->body = $2;
-			$$->str = name_of(p, $5);
+			$$->e = ast_expr(S, E_VAR, @5);
+			$$->e->str = name_of(p, $5);
 			$$->else_body = $7;
 		}
 	;
 
 simple_stmt
-	: expr %prec STMT_END	{ $$ = simple(p, S_EXPR, &@1, $1); }
-	| K_BREAK		{ $$ = simple(p, S_BREAK, &@1, NULL); }
-	| K_CONTINUE		{ $$ = simple(p, S_CONTINUE, &@1, NULL); }
-	| K_NEXT		{ $$ = simple(p, S_NEXT, &@1, NULL); }
+	: expr %prec STMT_END	{ $$ = simple(p, S_EXPR, @1, $1); }
+	| K_BREAK		{ $$ = simple(p, S_BREAK, @1, NULL); }
+	| K_CONTINUE		{ $$ = simple(p, S_CONTINUE, @1, NULL); }
+	| K_NEXT		{ $$ = simple(p, S_NEXT, @1, NULL); }
 	| K_RETURN %prec STMT_END
 		{
-			$$ = simple(p, S_RETURN, &@1, NULL);
+			$$ = simple(p, S_RETURN, @1, NULL);
 			if (!p->in_function)
-				perror_at(p, &@1, "found 'return' not in function context");
+				perror_at(p, @1, "found 'return' not in function context");
 		}
 	| K_RETURN expr %prec STMT_END
 		{
-			$$ = simple(p, S_RETURN, &@1, $2);
+			$$ = simple(p, S_RETURN, @1, $2);
 			if (!p->in_function)
-				perror_at(p, &@1, "found 'return' not in function context");
+				perror_at(p, @1, "found 'return' not in function context");
 		}
 	| K_DELETE expr %prec STMT_END
-		{ $$ = simple(p, S_DELETE, &@1, $2); }
+		{ $$ = simple(p, S_DELETE, @1, $2); }
 	;
 
 opt_expr
@@ -586,28 +587,28 @@ foreach_stmt
 	: K_FOREACH '(' foreach_head K_IN IDENT sort_opt foreach_agg
 	  foreach_limit ')' stmt
 		{
-			struct expr *a = ast_expr(S, E_VAR, &@5);
+			struct expr *a = ast_expr(S, E_VAR, @5);
 
 			a->str = name_of(p, $5);
-			$$ = foreach_finish(p, $3, a, $6, &@6, $7.op, $7.dir,
-					    $7.tok ? &$7.tok->loc : NULL, $8, &@1);
+			$$ = foreach_finish(p, $3, a, $6, @6, $7.op, $7.dir,
+					    $7.tok ? &$7.tok->loc : NULL, $8, @1);
 			$$->body = $10;
 		}
 	| K_FOREACH '(' foreach_head K_IN IDENT '[' index_list ']' sort_opt
 	  foreach_agg foreach_limit ')' stmt
 		{
-			struct expr *a = ast_expr(S, E_INDEX, &@5);
+			struct expr *a = ast_expr(S, E_INDEX, @5);
 
 			a->str = name_of(p, $5);
 			a->args = $7.head;
-			$$ = foreach_finish(p, $3, a, $9, &@9, $10.op, $10.dir,
-					    $10.tok ? &$10.tok->loc : NULL, $11, &@1);
+			$$ = foreach_finish(p, $3, a, $9, @9, $10.op, $10.dir,
+					    $10.tok ? &$10.tok->loc : NULL, $11, @1);
 			$$->body = $13;
 		}
 	| K_FOREACH '(' foreach_head K_IN hist foreach_limit ')' stmt
 		{
-			$$ = foreach_finish(p, $3, $5, 0, &@5, -1, 0, &@5, $6,
-					    &@1);
+			$$ = foreach_finish(p, $3, $5, 0, @5, -1, 0, @5, $6,
+					    @1);
 			$$->body = $8;
 		}
 	;
@@ -617,10 +618,10 @@ foreach_head
 	| IDENT sort_opt '=' foreach_keys
 		{
 			$$ = $4;
-			$$->value = ast_expr(S, E_VAR, &@1);
+			$$->value = ast_expr(S, E_VAR, @1);
 			$$->value->str = name_of(p, $1);
 			if ($2)
-				foreach_sort(p, $$, -1, $2, &@2);
+				foreach_sort(p, $$, -1, $2, @2);
 		}
 	;
 
@@ -673,7 +674,7 @@ foreach_key_list
 foreach_key
 	: IDENT sort_opt
 		{
-			$$.var = ast_expr(S, E_VAR, &@1);
+			$$.var = ast_expr(S, E_VAR, @1);
 			$$.var->str = name_of(p, $1);
 			$$.dir = $2;
 		}
@@ -699,63 +700,63 @@ foreach_limit
 /* ---- expressions ---- */
 
 expr
-	: expr '=' expr			{ $$ = assign(p, OP_ASSIGN, $1, $3, &@2); }
-	| expr AGG expr			{ $$ = assign(p, OP_AGG, $1, $3, &@2); }
-	| expr ADD_ASSIGN expr		{ $$ = assign(p, OP_ADD, $1, $3, &@2); }
-	| expr SUB_ASSIGN expr		{ $$ = assign(p, OP_SUB, $1, $3, &@2); }
-	| expr MUL_ASSIGN expr		{ $$ = assign(p, OP_MUL, $1, $3, &@2); }
-	| expr DIV_ASSIGN expr		{ $$ = assign(p, OP_DIV, $1, $3, &@2); }
-	| expr MOD_ASSIGN expr		{ $$ = assign(p, OP_MOD, $1, $3, &@2); }
-	| expr SHL_ASSIGN expr		{ $$ = assign(p, OP_SHL, $1, $3, &@2); }
-	| expr SHR_ASSIGN expr		{ $$ = assign(p, OP_SHR, $1, $3, &@2); }
-	| expr AND_ASSIGN expr		{ $$ = assign(p, OP_BAND, $1, $3, &@2); }
-	| expr XOR_ASSIGN expr		{ $$ = assign(p, OP_BXOR, $1, $3, &@2); }
-	| expr OR_ASSIGN expr		{ $$ = assign(p, OP_BOR, $1, $3, &@2); }
-	| expr CONCAT_ASSIGN expr	{ $$ = assign(p, OP_CONCAT, $1, $3, &@2); }
+	: expr '=' expr			{ $$ = assign(p, OP_ASSIGN, $1, $3, @2); }
+	| expr AGG expr			{ $$ = assign(p, OP_AGG, $1, $3, @2); }
+	| expr ADD_ASSIGN expr		{ $$ = assign(p, OP_ADD, $1, $3, @2); }
+	| expr SUB_ASSIGN expr		{ $$ = assign(p, OP_SUB, $1, $3, @2); }
+	| expr MUL_ASSIGN expr		{ $$ = assign(p, OP_MUL, $1, $3, @2); }
+	| expr DIV_ASSIGN expr		{ $$ = assign(p, OP_DIV, $1, $3, @2); }
+	| expr MOD_ASSIGN expr		{ $$ = assign(p, OP_MOD, $1, $3, @2); }
+	| expr SHL_ASSIGN expr		{ $$ = assign(p, OP_SHL, $1, $3, @2); }
+	| expr SHR_ASSIGN expr		{ $$ = assign(p, OP_SHR, $1, $3, @2); }
+	| expr AND_ASSIGN expr		{ $$ = assign(p, OP_BAND, $1, $3, @2); }
+	| expr XOR_ASSIGN expr		{ $$ = assign(p, OP_BXOR, $1, $3, @2); }
+	| expr OR_ASSIGN expr		{ $$ = assign(p, OP_BOR, $1, $3, @2); }
+	| expr CONCAT_ASSIGN expr	{ $$ = assign(p, OP_CONCAT, $1, $3, @2); }
 	| expr '?' expr ':' expr
 		{
-			$$ = ast_expr(S, E_TERNARY, &@2);
+			$$ = ast_expr(S, E_TERNARY, @2);
 			$$->a = $1;
 			$$->b = $3;
 			$$->c = $5;
 			$$ = grown(p, $$);
 		}
-	| expr OROR expr		{ $$ = binary(p, OP_LOR, $1, $3, &@2); }
-	| expr ANDAND expr		{ $$ = binary(p, OP_LAND, $1, $3, &@2); }
-	| expr '|' expr			{ $$ = binary(p, OP_BOR, $1, $3, &@2); }
-	| expr '^' expr			{ $$ = binary(p, OP_BXOR, $1, $3, &@2); }
-	| expr '&' expr			{ $$ = binary(p, OP_BAND, $1, $3, &@2); }
+	| expr OROR expr		{ $$ = binary(p, OP_LOR, $1, $3, @2); }
+	| expr ANDAND expr		{ $$ = binary(p, OP_LAND, $1, $3, @2); }
+	| expr '|' expr			{ $$ = binary(p, OP_BOR, $1, $3, @2); }
+	| expr '^' expr			{ $$ = binary(p, OP_BXOR, $1, $3, @2); }
+	| expr '&' expr			{ $$ = binary(p, OP_BAND, $1, $3, @2); }
 	| expr K_IN IDENT
 		{
-			$$ = ast_expr(S, E_IN, &@2);
+			$$ = ast_expr(S, E_IN, @2);
 			$$->args = $1;
 			$$->str = name_of(p, $3);
 		}
 	| '[' index_list ']' K_IN IDENT
 		{
-			$$ = ast_expr(S, E_IN, &@4);
+			$$ = ast_expr(S, E_IN, @4);
 			$$->args = $2.head;
 			$$->str = name_of(p, $5);
 		}
-	| expr EQ expr			{ $$ = binary(p, OP_EQ, $1, $3, &@2); }
-	| expr NE expr			{ $$ = binary(p, OP_NE, $1, $3, &@2); }
-	| expr '<' expr			{ $$ = binary(p, OP_LT, $1, $3, &@2); }
-	| expr '>' expr			{ $$ = binary(p, OP_GT, $1, $3, &@2); }
-	| expr LE expr			{ $$ = binary(p, OP_LE, $1, $3, &@2); }
-	| expr GE expr			{ $$ = binary(p, OP_GE, $1, $3, &@2); }
+	| expr EQ expr			{ $$ = binary(p, OP_EQ, $1, $3, @2); }
+	| expr NE expr			{ $$ = binary(p, OP_NE, $1, $3, @2); }
+	| expr '<' expr			{ $$ = binary(p, OP_LT, $1, $3, @2); }
+	| expr '>' expr			{ $$ = binary(p, OP_GT, $1, $3, @2); }
+	| expr LE expr			{ $$ = binary(p, OP_LE, $1, $3, @2); }
+	| expr GE expr			{ $$ = binary(p, OP_GE, $1, $3, @2); }
 	| expr MATCH STRING
-		{ $$ = binary(p, OP_MATCH, $1, literal(p, $3, false), &@2); }
+		{ $$ = binary(p, OP_MATCH, $1, literal(p, $3, false), @2); }
 	| expr NOMATCH STRING
-		{ $$ = binary(p, OP_NOMATCH, $1, literal(p, $3, false), &@2); }
-	| expr SHL expr			{ $$ = binary(p, OP_SHL, $1, $3, &@2); }
-	| expr SHR expr			{ $$ = binary(p, OP_SHR, $1, $3, &@2); }
-	| expr USHR expr		{ $$ = binary(p, OP_USHR, $1, $3, &@2); }
-	| expr '.' expr			{ $$ = binary(p, OP_CONCAT, $1, $3, &@2); }
-	| expr '+' expr			{ $$ = binary(p, OP_ADD, $1, $3, &@2); }
-	| expr '-' expr			{ $$ = binary(p, OP_SUB, $1, $3, &@2); }
-	| expr '*' expr			{ $$ = binary(p, OP_MUL, $1, $3, &@2); }
-	| expr '/' expr			{ $$ = binary(p, OP_DIV, $1, $3, &@2); }
-	| expr '%' expr			{ $$ = binary(p, OP_MOD, $1, $3, &@2); }
+		{ $$ = binary(p, OP_NOMATCH, $1, literal(p, $3, false), @2); }
+	| expr SHL expr			{ $$ = binary(p, OP_SHL, $1, $3, @2); }
+	| expr SHR expr			{ $$ = binary(p, OP_SHR, $1, $3, @2); }
+	| expr USHR expr		{ $$ = binary(p, OP_USHR, $1, $3, @2); }
+	| expr '.' expr			{ $$ = binary(p, OP_CONCAT, $1, $3, @2); }
+	| expr '+' expr			{ $$ = binary(p, OP_ADD, $1, $3, @2); }
+	| expr '-' expr			{ $$ = binary(p, OP_SUB, $1, $3, @2); }
+	| expr '*' expr			{ $$ = binary(p, OP_MUL, $1, $3, @2); }
+	| expr '/' expr			{ $$ = binary(p, OP_DIV, $1, $3, @2); }
+	| expr '%' expr			{ $$ = binary(p, OP_MOD, $1, $3, @2); }
 	| '-' expr %prec UNARY
 		{
 			if ($2->kind == E_NUM) {
@@ -763,9 +764,9 @@ expr
 				 * round-trips */
 				$$ = $2;
 				$$->num = (int64_t)(0 - (uint64_t)$2->num);
-				$$->loc = @1;
+				$$->loc = *@1;
 			} else {
-				$$ = ast_expr(S, E_UNARY, &@1);
+				$$ = ast_expr(S, E_UNARY, @1);
 				$$->op = OP_NEG;
 				$$->a = $2;
 				$$ = grown(p, $$);
@@ -773,21 +774,21 @@ expr
 		}
 	| '+' expr %prec UNARY
 		{
-			$$ = ast_expr(S, E_UNARY, &@1);
+			$$ = ast_expr(S, E_UNARY, @1);
 			$$->op = OP_PLUS;
 			$$->a = $2;
 			$$ = grown(p, $$);
 		}
 	| '!' expr
 		{
-			$$ = ast_expr(S, E_UNARY, &@1);
+			$$ = ast_expr(S, E_UNARY, @1);
 			$$->op = OP_NOT;
 			$$->a = $2;
 			$$ = grown(p, $$);
 		}
 	| '~' expr
 		{
-			$$ = ast_expr(S, E_UNARY, &@1);
+			$$ = ast_expr(S, E_UNARY, @1);
 			$$->op = OP_BNOT;
 			$$->a = $2;
 			$$ = grown(p, $$);
@@ -796,22 +797,22 @@ expr
 	 * line are two statements */
 	| INC primary
 		{
-			$$ = ast_expr(S, E_CREMENT, &@1);
+			$$ = ast_expr(S, E_CREMENT, @1);
 			$$->op = OP_INC;
 			$$->prefix = true;
 			$$->a = $2;
 		}
 	| DEC primary
 		{
-			$$ = ast_expr(S, E_CREMENT, &@1);
+			$$ = ast_expr(S, E_CREMENT, @1);
 			$$->op = OP_DEC;
 			$$->prefix = true;
 			$$->a = $2;
 		}
 	| primary INC
-		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_INC; $$->a = $1; }
+		{ $$ = ast_expr(S, E_CREMENT, @2); $$->op = OP_INC; $$->a = $1; }
 	| primary DEC
-		{ $$ = ast_expr(S, E_CREMENT, &@2); $$->op = OP_DEC; $$->a = $1; }
+		{ $$ = ast_expr(S, E_CREMENT, @2); $$->op = OP_DEC; $$->a = $1; }
 	| '&' expr %prec UNARY
 		{
 			if (($2->kind == E_TARGET || $2->kind == E_CAST ||
@@ -819,9 +820,9 @@ expr
 			    !$2->addr) {
 				$$ = $2;
 				$$->addr = true;
-				$$->loc = @1;
+				$$->loc = *@1;
 			} else {
-				$$ = ast_expr(S, E_UNARY, &@1);
+				$$ = ast_expr(S, E_UNARY, @1);
 				$$->op = OP_ADDR;
 				$$->a = $2;
 				$$ = grown(p, $$);
@@ -835,12 +836,12 @@ primary
 	| STRING		{ $$ = literal(p, $1, false); }
 	| IDENT %prec STMT_END
 		{
-			$$ = ast_expr(S, E_VAR, &@1);
+			$$ = ast_expr(S, E_VAR, @1);
 			$$->str = name_of(p, $1);
 		}
 	| IDENT '[' index_list ']'
 		{
-			$$ = ast_expr(S, E_INDEX, &@1);
+			$$ = ast_expr(S, E_INDEX, @1);
 			$$->str = name_of(p, $1);
 			$$->args = $3.head;
 		}
@@ -850,38 +851,38 @@ primary
 	| EMBEDDED
 		{
 			check_embedded(p, $1, "embedded expression code");
-			$$ = ast_expr(S, E_EMBEDDED, &@1);
+			$$ = ast_expr(S, E_EMBEDDED, @1);
 			$$->str = arena_strndup(&S->arena, $1->str, $1->slen);
 		}
 	| target
 	| CTXVAR pretty
 		{
-			$$ = ast_expr(S, E_CTXVAR, &@1);
+			$$ = ast_expr(S, E_CTXVAR, @1);
 			$$->str = arena_strndup(&S->arena, $1->text + 2,
 						$1->len - 2);
 			$$->pretty = (unsigned char)$2;
 		}
 	| AT_STAT '(' expr ')'
 		{
-			$$ = ast_expr(S, E_STAT, &@1);
+			$$ = ast_expr(S, E_STAT, @1);
 			$$->op = (unsigned char)$1->num;
 			$$->a = $3;
 		}
 	| AT_STAT '(' expr ',' NUMBER ')'
 		{
 			/* @variance(s, N): N bits of extra precision */
-			$$ = ast_expr(S, E_STAT, &@1);
+			$$ = ast_expr(S, E_STAT, @1);
 			$$->op = (unsigned char)$1->num;
 			$$->a = $3;
 			$$->b = literal(p, $5, false);
 			if ($1->num != STAT_VARIANCE)
-				perror_at(p, &@4, "only @variance takes a "
+				perror_at(p, @4, "only @variance takes a "
 					  "second argument");
 		}
 	| hist %prec STMT_END
 	| hist '[' expr ']'
 		{
-			$$ = ast_expr(S, E_BUCKET, &@2);
+			$$ = ast_expr(S, E_BUCKET, @2);
 			$$->a = $1;
 			$$->b = $3;
 		}
@@ -892,11 +893,11 @@ primary
 			};
 			int want = arity[$1->num] ? arity[$1->num] : 1;
 
-			$$ = ast_expr(S, E_AT, &@1);
+			$$ = ast_expr(S, E_AT, @1);
 			$$->op = (unsigned char)$1->num;
 			$$->args = $3.head;
 			if ($3.n != want)
-				perror_at(p, &@1, "'%.*s' takes %d argument%s, "
+				perror_at(p, @1, "'%.*s' takes %d argument%s, "
 					  "%d given", (int)$1->len, $1->text,
 					  want, want == 1 ? "" : "s", $3.n);
 			else if ($1->num == AT_OP_CONST &&
@@ -904,23 +905,23 @@ primary
 				perror_at(p, &$3.head->loc, "expected literal string");
 			if (($1->num == AT_OP_CONST || $1->num == AT_OP_KREGISTER ||
 			     $1->num == AT_OP_KDEREF) && !S->guru &&
-			    !(@1.file && @1.file->privileged))
-				perror_at(p, &@1, "using '%.*s' is not permitted; "
+			    !(@1->file && @1->file->privileged))
+				perror_at(p, @1, "using '%.*s' is not permitted; "
 					  "need -g (guru mode)", (int)$1->len,
 					  $1->text);
 		}
 	| AT_UNKNOWN
 		{
-			perror_at(p, &@1, "unknown operator or macro '%.*s'",
+			perror_at(p, @1, "unknown operator or macro '%.*s'",
 				  (int)$1->len, $1->text);
-			$$ = ast_expr(S, E_NUM, &@1);
+			$$ = ast_expr(S, E_NUM, @1);
 		}
 	;
 
 hist
 	: AT_HIST_LINEAR '(' expr ',' expr ',' expr ',' expr ')'
 		{
-			$$ = ast_expr(S, E_HIST, &@1);
+			$$ = ast_expr(S, E_HIST, @1);
 			$$->op = HIST_LINEAR;
 			$$->a = $3;
 			$$->args = $5;
@@ -929,7 +930,7 @@ hist
 		}
 	| AT_HIST_LOG '(' expr ')'
 		{
-			$$ = ast_expr(S, E_HIST, &@1);
+			$$ = ast_expr(S, E_HIST, @1);
 			$$->op = HIST_LOG;
 			$$->a = $3;
 		}
@@ -938,21 +939,21 @@ hist
 target
 	: TVAR chain pretty
 		{
-			$$ = ast_expr(S, E_TARGET, &@1);
+			$$ = ast_expr(S, E_TARGET, @1);
 			$$->str = arena_strndup(&S->arena, $1->text + 1,
 						$1->len - 1);
 			$$ = target(p, $$, $2.head, $3);
 		}
 	| AT_CAST '(' expr ',' STRING ')' chain pretty
 		{
-			$$ = ast_expr(S, E_CAST, &@1);
+			$$ = ast_expr(S, E_CAST, @1);
 			$$->a = $3;
 			$$->str = arena_strndup(&S->arena, $5->str, $5->slen);
 			$$ = target(p, $$, $7.head, $8);
 		}
 	| AT_CAST '(' expr ',' STRING ',' STRING ')' chain pretty
 		{
-			$$ = ast_expr(S, E_CAST, &@1);
+			$$ = ast_expr(S, E_CAST, @1);
 			$$->a = $3;
 			$$->str = arena_strndup(&S->arena, $5->str, $5->slen);
 			$$->str2 = arena_strndup(&S->arena, $7->str, $7->slen);
@@ -960,13 +961,13 @@ target
 		}
 	| AT_VAR '(' STRING ')' chain pretty
 		{
-			$$ = ast_expr(S, E_ATVAR, &@1);
+			$$ = ast_expr(S, E_ATVAR, @1);
 			$$->str = arena_strndup(&S->arena, $3->str, $3->slen);
 			$$ = target(p, $$, $5.head, $6);
 		}
 	| AT_VAR '(' STRING ',' STRING ')' chain pretty
 		{
-			$$ = ast_expr(S, E_ATVAR, &@1);
+			$$ = ast_expr(S, E_ATVAR, @1);
 			$$->str = arena_strndup(&S->arena, $3->str, $3->slen);
 			$$->str2 = arena_strndup(&S->arena, $5->str, $5->slen);
 			$$ = target(p, $$, $7.head, $8);
@@ -978,9 +979,9 @@ target
 			struct chain *first = ANEW(&S->arena, struct chain);
 
 			first->field = name_of(p, $3);
-			first->loc = @3;
+			first->loc = *@3;
 			first->next = $4.head;
-			$$ = ast_expr(S, E_AUTOCAST, &@2);
+			$$ = ast_expr(S, E_AUTOCAST, @2);
 			$$->a = $1;
 			$$ = target(p, $$, first, $5);
 		}
@@ -989,9 +990,9 @@ target
 			struct chain *first = ANEW(&S->arena, struct chain);
 
 			first->index = $5;
-			first->loc = @4;
+			first->loc = *@4;
 			first->next = $7.head;
-			$$ = ast_expr(S, E_AUTOCAST, &@4);
+			$$ = ast_expr(S, E_AUTOCAST, @4);
 			$$->a = $2;
 			$$ = target(p, $$, first, $8);
 		}
@@ -1001,12 +1002,12 @@ target
 autocast_base
 	: IDENT
 		{
-			$$ = ast_expr(S, E_VAR, &@1);
+			$$ = ast_expr(S, E_VAR, @1);
 			$$->str = name_of(p, $1);
 		}
 	| IDENT '[' index_list ']'
 		{
-			$$ = ast_expr(S, E_INDEX, &@1);
+			$$ = ast_expr(S, E_INDEX, @1);
 			$$->str = name_of(p, $1);
 			$$->args = $3.head;
 		}
@@ -1033,13 +1034,13 @@ chain_step
 		{
 			$$ = ANEW(&S->arena, struct chain);
 			$$->field = name_of(p, $2);
-			$$->loc = @2;
+			$$->loc = *@2;
 		}
 	| '[' expr ']'
 		{
 			$$ = ANEW(&S->arena, struct chain);
 			$$->index = $2;
-			$$->loc = @1;
+			$$->loc = *@1;
 		}
 	;
 
@@ -1068,7 +1069,7 @@ index_list
 
 index
 	: expr
-	| '*'		{ $$ = ast_expr(S, E_WILD, &@1); }
+	| '*'		{ $$ = ast_expr(S, E_WILD, @1); }
 	;
 
 %%
@@ -1078,7 +1079,7 @@ static int yylex(YYSTYPE *lval, YYLTYPE *lloc, struct parser *p)
 	const struct token *t = feed_next(p);
 
 	lval->tok = t;
-	*lloc = t->loc;
+	*lloc = &t->loc;
 	return t->type;
 }
 
@@ -1088,7 +1089,7 @@ static void yyerror(const YYLTYPE *l, struct parser *p, const char *msg)
 		perror_at(p, &p->cur->loc, "the script nests too deeply here "
 			  "(more than %d levels)", YYMAXDEPTH / 8);
 	else
-		perror_at(p, l, "%s", msg);
+		perror_at(p, *l, "%s", msg);
 }
 
 static void perror_at(struct parser *p, const struct loc *l, const char *fmt, ...)

@@ -512,8 +512,8 @@ static void stmt(struct obuf *out, const struct stmt *s, int depth)
 		ob_str(out, "try ");
 		block(out, s->body, depth);
 		ob_str(out, " catch ");
-		if (s->str)
-			ob_printf(out, "(%s) ", s->str);
+		if (s->e)
+			ob_printf(out, "(%s) ", s->e->str);
 		block(out, s->else_body, depth);
 		break;
 	}
@@ -525,7 +525,15 @@ static void probe_point(struct obuf *out, const struct probe_point *pp)
 		ob_str(out, c->name);
 		if (c->arg) {
 			ob_ch(out, '(');
-			primary(out, c->arg);
+			/* a kernel address above 2^63 reads best in hex (and
+			 * the literal wraps back to the same value) */
+			if (c->arg->kind == E_NUM && c->arg->num < 0 &&
+			    (!strcmp(c->name, "statement") ||
+			     !strcmp(c->name, "data")))
+				ob_printf(out, "0x%llx",
+					  (unsigned long long)c->arg->num);
+			else
+				primary(out, c->arg);
 			ob_ch(out, ')');
 		}
 		if (c->next)

@@ -41,7 +41,13 @@ const char *pp_text(struct session *s, const struct probe_point *pp)
 		fputs(c->name, f);
 		if (c->arg) {
 			fputc('(', f);
-			print_expr(f, c->arg);
+			if (c->arg->kind == E_NUM && c->arg->num < 0 &&
+			    (!strcmp(c->name, "statement") ||
+			     !strcmp(c->name, "data")))
+				fprintf(f, "0x%llx",
+					(unsigned long long)c->arg->num);
+			else
+				print_expr(f, c->arg);
 			fputc(')', f);
 		}
 		if (c->next)
@@ -406,6 +412,33 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 	return 0;
 }
 
+/* Families Tapir does not build yet, known by their first components. */
+static bool unsupported_family(struct expand *x, const struct probe_point *pp)
+{
+	static const char *const first[] = {
+		"process", "perf", "procfs", "netfilter", "java", "python2",
+		"python3", "input", NULL
+	};
+	static const char *const kernel_second[] = {
+		"data", "trace", "mark", NULL
+	};
+	const char *a = pp->comps->name;
+	const char *b = pp->comps->next ? pp->comps->next->name : "";
+
+	for (int i = 0; first[i]; i++)
+		if (strcmp(a, first[i]) == 0)
+			goto unsupported;
+	if (strcmp(a, "kernel") == 0)
+		for (int i = 0; kernel_second[i]; i++)
+			if (strcmp(b, kernel_second[i]) == 0)
+				goto unsupported;
+	return false;
+unsupported:
+	elab_error(x->e, &pp->loc, "probe point '%s': this probe family is "
+		   "not supported by Tapir yet", pp_text(x->e->s, pp));
+	return true;
+}
+
 static void mismatch(struct expand *x, const struct probe_point *pp)
 {
 	struct session *s = x->e->s;
@@ -495,7 +528,8 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 		return -1;
 	any_match = matched;
 	if (!total && !any_match && !pp->optional) {
-		mismatch(x, pp);
+		if (!unsupported_family(x, pp))
+			mismatch(x, pp);
 		return -1;
 	}
 	if (!total && any_match && !pp->optional && x->depth == 0) {
@@ -554,4 +588,23 @@ void probes_expand(struct elab *e, const struct decl *d)
 		if (got > 0 && pp->sufficient)
 			break;
 	}
+}
+
+/* The aliases whose whole name matches pp (for -l and -L), in index
+ * order; returns how many, at most max. */
+int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
+			    const struct alias_def **out, int max)
+{
+	struct tapset_index *idx = e->idx;
+	const char *text = has_globstar(pp) ? pp_text(e->s, pp) : NULL;
+	int n = 0;
+
+	for (int i = 0; i < idx->naliases && n < max; i++) {
+		const struct alias_def *al = &idx->aliases[i];
+
+		if (text ? globstar(text, pp_text(e->s, al->name)) :
+			   alias_match(pp, al->name, ncomps(pp)))
+			out[n++] = al;
+	}
+	return n;
 }

@@ -20,6 +20,13 @@ void elab_error(struct elab *e, const struct loc *l, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* walks repeat (type inference runs to a fixpoint): say each
+	 * thing once per place */
+	if (l && e->last_error.file == l->file && e->last_error.line == l->line &&
+	    e->last_error.col == l->col)
+		return;
+	if (l)
+		e->last_error = *l;
 	va_start(ap, fmt);
 	diag_vat(e->s, l, "semantic error", fmt, ap);
 	va_end(ap);
@@ -182,14 +189,22 @@ struct function *function_lookup(struct elab *e, const char *name, int arity,
 	struct function *v[64];
 	int n = 0;
 
-	bool script_has = false;
+	bool script_has = false, own_private = false;
 
-	/* a function of the script hides the library's of that arity;
-	 * otherwise every library file defining the name joins the program */
-	while ((it = strmap_next(&e->functions, name, it)))
-		if (!((struct function *)it->value)->tapset &&
-		    ((struct function *)it->value)->nparams == arity)
+	/* a private function of the calling file comes first; a function of
+	 * the script hides the library's of that arity; otherwise every
+	 * library file defining the name joins the program */
+	while ((it = strmap_next(&e->functions, name, it))) {
+		struct function *fn = it->value;
+
+		if (fn->nparams != arity)
+			continue;
+		if (fn->decl->private_ && fn->decl->loc.file == e->file)
+			own_private = true;
+		else if (!fn->tapset && !fn->decl->private_)
 			script_has = true;
+	}
+	script_has |= own_private;
 	it = NULL;
 	while (!script_has && (it = strmap_next(&e->idx->functions, name, it)))
 		tapset_load(e, it->value);
@@ -198,7 +213,9 @@ struct function *function_lookup(struct elab *e, const char *name, int arity,
 	while ((it = strmap_next(&e->functions, name, it))) {
 		struct function *fn = it->value;
 
-		if (!visible(e, fn->decl) || (script_has && fn->tapset))
+		if (!visible(e, fn->decl) ||
+		    (own_private && !fn->decl->private_ && fn->nparams == arity) ||
+		    (!own_private && script_has && fn->tapset))
 			continue;
 		if (fn->nparams != arity) {
 			*other_arity = true;
@@ -372,6 +389,19 @@ static void unresolved_function(struct elab *e, const struct expr *x,
 		elab_error(e, &x->loc, "unresolved function '%s'", x->str);
 }
 
+static void push_work(struct elab *e, struct function *fn)
+{
+	if (e->nwork == e->capwork) {
+		e->capwork = e->capwork ? e->capwork * 2 : 32;
+		e->work = realloc(e->work, (size_t)e->capwork * sizeof(*e->work));
+		if (!e->work) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	e->work[e->nwork++] = fn;
+}
+
 static void add_callee(struct function *caller, struct function *fn)
 {
 	for (int i = 0; i < caller->ncallees; i++)
@@ -433,24 +463,8 @@ static void call_function(struct elab *e, struct expr *x)
 		if (o->used)
 			continue;
 		o->used = true;
-		if (e->nwork == e->capwork) {
-			e->capwork = e->capwork ? e->capwork * 2 : 32;
-			e->work = realloc(e->work, (size_t)e->capwork *
-					  sizeof(*e->work));
-			if (!e->work) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
-		}
-		e->work[e->nwork++] = o;
+		push_work(e, o);
 	}
-}
-
-static bool is_target(const struct expr *x)
-{
-	return x->kind == E_TARGET || x->kind == E_CAST ||
-	       x->kind == E_ATVAR || x->kind == E_AUTOCAST ||
-	       x->kind == E_CTXVAR;
 }
 
 /* Where a value may be stored. Target variables need -g to be written. */
@@ -461,6 +475,9 @@ static struct symbol *lvalue(struct elab *e, struct expr *x,
 	case E_VAR:
 	case E_INDEX:
 		resolve_expr(e, x);
+		/* being stored to is not being read */
+		if (x->ref)
+			((struct symbol *)x->ref)->reads--;
 		return x->ref;
 	case E_TARGET:
 	case E_CAST:
@@ -549,10 +566,6 @@ void resolve_expr(struct elab *e, struct expr *x)
 		resolve_expr(e, x->b);
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);
-		if (x->op != OP_ASSIGN && x->op != OP_AGG && sym)
-			sym->reads++;
-		if (x->op == OP_ASSIGN && sym && x->a->kind == E_VAR)
-			sym->reads--;	/* a plain store does not read */
 		break;
 	case E_CREMENT:
 		sym = lvalue(e, x->a, &x->loc);
@@ -571,11 +584,6 @@ void resolve_expr(struct elab *e, struct expr *x)
 		if (x->op == AT_OP_ENTRY && e->probe && !e->probe->is_return)
 			elab_error(e, &x->loc, "'@entry' is only available in "
 				   "return probes, not in '%s'", e->probe->name);
-		if (x->op == AT_OP_DEFINED && x->args &&
-		    !is_target(x->args) &&
-		    !(x->args->kind == E_UNARY && x->args->op == OP_ADDR))
-			elab_error(e, &x->args->loc, "'@defined' takes a "
-				   "target variable or @cast expression");
 		if (x->op == AT_OP_PROBEWRITE && x->args &&
 		    x->args->kind != E_VAR)
 			elab_error(e, &x->args->loc, "'@probewrite' takes a "
@@ -686,12 +694,13 @@ static void resolve_stmt(struct elab *e, struct stmt *st)
 			break;
 		case S_TRY:
 			resolve_stmt(e, st->body);
-			if (st->str) {
-				sym = resolve_name(e, st->str, &st->loc, 0);
-				record_write(e, sym, &st->loc);
+			if (st->e) {
+				st->e->ref = sym = resolve_name(e, st->e->str,
+								&st->e->loc, 0);
+				record_write(e, sym, &st->e->loc);
 				if (sym && sym->type == TYPE_UNKNOWN) {
 					sym->type = TYPE_STRING;
-					sym->type_loc = st->loc;
+					sym->type_loc = st->e->loc;
 				}
 			}
 			resolve_stmt(e, st->else_body);
@@ -886,6 +895,13 @@ struct program *elaborate(struct session *s, struct script *user)
 			probes_expand(&e, d);
 	for (struct dprobe *p = prog->probes; p; p = p->next)
 		resolve_probe(&e, p);
+	/* -u keeps (so checks) every function of the script */
+	if (s->keep_unused)
+		for (struct function *f = prog->functions; f; f = f->next)
+			if (!f->tapset && !f->used) {
+				f->used = true;
+				push_work(&e, f);
+			}
 	for (int i = 0; i < e.nwork; i++)
 		resolve_function(&e, e.work[i]);
 	check_calls_in_foreach(&e);
