@@ -10,7 +10,8 @@
  */
 %define api.pure full
 %define parse.error custom
-%define parse.lac full
+%define lr.type canonical-lr
+%define lr.default-reduction accepting
 %locations
 %define api.location.type {const struct loc *}
 %param {struct parser *p}
