@@ -31,10 +31,6 @@ static const char *const patterns[] = {
 	NULL
 };
 
-int kernel_functions(struct elab *e, const struct probe_point *pp,
-		     const struct pp_comp *where, const char *pat,
-		     const struct dprobe *tmpl, bool is_return,
-		     int64_t maxactive, bool exported);
 
 static int needs_debuginfo(struct elab *e, const struct probe_point *pp,
 			   const char *what)
@@ -56,16 +52,10 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				 pattern == 13 ? pp_arg(pp, 4) : NULL;
 	struct dprobe *p;
 
-	if (pattern == 8) {
-		if (!e->s->guru) {
-			elab_error(e, &pp->loc, "kernel.statement().absolute "
-				   "needs -g (guru mode)");
-			return -1;
-		}
-		p = probe_emit(e, tmpl, pp);
-		p->address = (uint64_t)pp_arg(pp, 1)->num;
-		return 1;
-	}
+	if (pattern == 8)
+		return absolute_address(e, pp, tmpl);
+	if (!maxactive_ok(e, max))
+		return -1;
 	if (pattern == 7 || pattern == 15 || pattern == 6 || pattern == 14 ||
 	    strchr(pat, '@'))
 		return needs_debuginfo(e, pp, module ? "module" : "kernel");

@@ -17,13 +17,6 @@ static const char *const patterns[] = {
 	NULL
 };
 
-/* Add a probe per kernel function matching 'pat' (exact names need no
- * symbol table: the kernel checks them when the probe is registered). */
-int kernel_functions(struct elab *e, const struct probe_point *pp,
-		     const struct pp_comp *where, const char *pat,
-		     const struct dprobe *tmpl, bool is_return,
-		     int64_t maxactive, bool exported);
-
 int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     const struct pp_comp *where, const char *pat,
 		     const struct dprobe *tmpl, bool is_return,
@@ -121,6 +114,32 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 	return count;
 }
 
+bool maxactive_ok(struct elab *e, const struct expr *max)
+{
+	if (max && (max->num < 0 || max->num > 65535)) {
+		elab_error(e, &max->loc, "maxactive must be between 0 and 65535");
+		return false;
+	}
+	return true;
+}
+
+/* kprobe.statement(ADDR).absolute, kernel.statement(ADDR).absolute:
+ * an address with no symbol to check it against, so guru mode only. */
+int absolute_address(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl)
+{
+	struct dprobe *p;
+
+	if (!e->s->guru) {
+		elab_error(e, &pp->loc, "%s.statement().absolute needs -g "
+			   "(guru mode)", pp->comps->name);
+		return -1;
+	}
+	p = probe_emit(e, tmpl, pp);
+	p->address = (uint64_t)pp_arg(pp, 1)->num;
+	return 1;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
@@ -130,20 +149,10 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	bool ret = pp_has(pp, "return");
 
 	max = pattern == 3 ? pp_arg(pp, 3) : pattern == 7 ? pp_arg(pp, 4) : NULL;
-	if (max && (max->num < 0 || max->num > 65535)) {
-		elab_error(e, &max->loc, "maxactive must be between 0 and 65535");
+	if (!maxactive_ok(e, max))
 		return -1;
-	}
-	if (pattern == 8) {
-		if (!e->s->guru) {
-			elab_error(e, &pp->loc, "kprobe.statement().absolute "
-				   "needs -g (guru mode)");
-			return -1;
-		}
-		p = probe_emit(e, tmpl, pp);
-		p->address = (uint64_t)pp_arg(pp, 1)->num;
-		return 1;
-	}
+	if (pattern == 8)
+		return absolute_address(e, pp, tmpl);
 	if (pattern >= 4) {
 		const struct expr *mod = pp_arg(pp, 1), *fn = pp_arg(pp, 2);
 

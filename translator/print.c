@@ -519,7 +519,8 @@ static void stmt(struct obuf *out, const struct stmt *s, int depth)
 	}
 }
 
-static void probe_point(struct obuf *out, const struct probe_point *pp)
+/* The components alone: kernel.function("f").return */
+static void point_name(struct obuf *out, const struct probe_point *pp)
 {
 	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
 		ob_str(out, c->name);
@@ -539,6 +540,11 @@ static void probe_point(struct obuf *out, const struct probe_point *pp)
 		if (c->next)
 			ob_ch(out, '.');
 	}
+}
+
+static void probe_point(struct obuf *out, const struct probe_point *pp)
+{
+	point_name(out, pp);
 	ob_str(out, pp->sufficient ? "!" : pp->optional ? "?" : "");
 	if (pp->cond) {
 		ob_str(out, " if (");
@@ -660,6 +666,13 @@ void print_probe_point(FILE *f, const struct probe_point *pp)
 	ob_done(o);
 }
 
+void print_probe_point_name(FILE *f, const struct probe_point *pp)
+{
+	struct obuf *o = ob_new(f);
+
+	point_name(o, pp);
+	ob_done(o);
+}
 void print_string_literal(FILE *f, const char *s, size_t len)
 {
 	struct obuf *o = ob_new(f);

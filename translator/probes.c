@@ -37,22 +37,7 @@ const char *pp_text(struct session *s, const struct probe_point *pp)
 
 	if (!f)
 		return "?";
-	for (const struct pp_comp *c = pp->comps; c; c = c->next) {
-		fputs(c->name, f);
-		if (c->arg) {
-			fputc('(', f);
-			if (c->arg->kind == E_NUM && c->arg->num < 0 &&
-			    (!strcmp(c->name, "statement") ||
-			     !strcmp(c->name, "data")))
-				fprintf(f, "0x%llx",
-					(unsigned long long)c->arg->num);
-			else
-				print_expr(f, c->arg);
-			fputc(')', f);
-		}
-		if (c->next)
-			fputc('.', f);
-	}
+	print_probe_point_name(f, pp);
 	fclose(f);
 	out = arena_strdup(&s->arena, buf);
 	free(buf);

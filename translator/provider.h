@@ -33,6 +33,19 @@ struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 const struct expr *pp_arg(const struct probe_point *pp, int i);
 bool pp_has(const struct probe_point *pp, const char *name);
 
+/* Shared by the kprobe and kernel families (pp_kprobe.c). A probe per
+ * kernel function matching 'pat' (exact names need no symbol table: the
+ * kernel checks them when the probe is registered). */
+int kernel_functions(struct elab *e, const struct probe_point *pp,
+		     const struct pp_comp *where, const char *pat,
+		     const struct dprobe *tmpl, bool is_return,
+		     int64_t maxactive, bool exported);
+bool maxactive_ok(struct elab *e, const struct expr *max);
+
+/* Probes on an absolute address (pp_kprobe.c), for guru mode. */
+int absolute_address(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl);
+
 /* Kernel symbols (ksyms.c): NULL-terminated sorted text symbols of the
  * target kernel, or NULL when no symbol table was found. */
 const char *const *ksyms_functions(struct session *s, size_t *n,

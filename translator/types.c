@@ -124,6 +124,21 @@ static bool is_print(const char *name)
 
 /* ---- print formats ---- */
 
+/* A width or precision: digits, or '*' taking a long argument. */
+static const char *format_count(const char *p, const char *end, char *types,
+				int max, int *n)
+{
+	if (p < end && *p == '*') {
+		if (*n < max)
+			types[*n] = 'l';
+		(*n)++;
+		return p + 1;
+	}
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
 /* The conversions of a format, as the types their arguments must have;
  * 'w' marks a '*' width or precision (a long). Returns the count, or -1
  * after reporting a malformed format. */
@@ -142,27 +157,10 @@ static int format_types(struct elab *e, const struct expr *fmt, char *types,
 		}
 		while (p < end && strchr("-+ #0", *p))
 			p++;
-		if (p < end && *p == '*') {
-			if (n < max)
-				types[n] = 'l';
-			n++;
-			p++;
-		} else {
-			while (p < end && *p >= '0' && *p <= '9')
-				p++;
-		}
-		if (p < end && *p == '.') {
-			p++;
-			if (p < end && *p == '*') {
-				if (n < max)
-					types[n] = 'l';
-				n++;
-				p++;
-			} else {
-				while (p < end && *p >= '0' && *p <= '9')
-					p++;
-			}
-		}
+		p = format_count(p, end, types, max, &n);	/* width */
+		if (p < end && *p == '.')
+			p = format_count(p + 1, end, types, max, &n);
+		
 		while (p < end && (*p == 'l' || *p == 'h'))
 			p++;
 		if (p >= end) {
