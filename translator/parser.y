@@ -1105,25 +1105,28 @@ static void perror_at(struct parser *p, const struct loc *l, const char *fmt, ..
 
 /* Names of expected tokens, with expression and statement starts folded
  * into one word each so that the list stays readable. */
-static const char *expected_name(yysymbol_kind_t k)
+static const char *expected_name(struct parser *p, yysymbol_kind_t k)
 {
-	static char buf[64];
+	const char *n = yysymbol_name(k);
+	size_t len = strlen(n);
+
+	if (len >= 2 && n[0] == '"' && n[len - 1] == '"')
+		return arena_strndup(&p->s->arena, n + 1, len - 2);
+	return n;
+}
+
+/* Is k one of set? Names there are written without Bison's quotes. */
+static bool name_in(yysymbol_kind_t k, const char *const *set)
+{
 	const char *n = yysymbol_name(k);
 	size_t len = strlen(n);
 
 	if (len >= 2 && n[0] == '"' && n[len - 1] == '"') {
-		snprintf(buf, sizeof(buf), "%.*s", (int)(len - 2), n + 1);
-		return buf;
+		n++;
+		len -= 2;
 	}
-	return n;
-}
-
-static bool name_in(yysymbol_kind_t k, const char *const *set)
-{
-	const char *n = expected_name(k);
-
 	for (; *set; set++)
-		if (strcmp(n, *set) == 0)
+		if (strlen(*set) == len && strncmp(n, *set, len) == 0)
 			return true;
 	return false;
 }
@@ -1191,7 +1194,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 	if (t && t->type == END && t->truncated)
 		return 0;	/* the lexer already explained */
 	for (int i = 0; i < n; i++) {
-		const char *name = expected_name(exp[i]);
+		const char *name = expected_name(p, exp[i]);
 
 		if (strcmp(name, "identifier") == 0)
 			ident = true;
@@ -1222,7 +1225,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 		if ((fold || stmt) && (is_operator(exp[i]) ||
 				       is_postfix(exp[i])))
 			continue;
-		names[count++] = strdup(expected_name(exp[i]));
+		names[count++] = strdup(expected_name(p, exp[i]));
 	}
 	/* after a complete expression statement almost any operator could
 	 * continue it; naming them helps nobody */

@@ -418,6 +418,17 @@ static size_t expand(struct pp *pp, const struct macro *m,
 
 		nbody += p >= 0 ? len[p] : 1;
 	}
+	/* substitution is work too: a macro that doubles its argument at
+	 * every level must hit the budget, not the memory limit */
+	if (nbody > pp->budget) {
+		pp_error(pp, &use->loc, "macro '@%.*s' expands to too much "
+			 "(runaway macro?)", (int)m->nlen, m->name);
+		pp->over = true;
+		free(start);
+		free(len);
+		return n;
+	}
+	pp->budget -= nbody;
 	body = arena_alloc(&pp->s->arena, (nbody ? nbody : 1) * sizeof(*body));
 	e = ANEW(&pp->s->arena, struct expansion);
 	e->site = use->loc;
