@@ -1,0 +1,13 @@
+# The module runtime's unit tests: runtime/{format,stat,map}.c built in
+# user space with testsuite/unit/unit.c (compat.h maps the kernel bits to
+# libc). make check builds testsuite/unit/unit; the `unit` tier of
+# testsuite/run-tests runs it and testsuite/unit/kbuild-check (the same
+# files as a kernel module, W=1). Included by the top-level Makefile.am.
+check_PROGRAMS = testsuite/unit/unit
+testsuite_unit_unit_SOURCES = testsuite/unit/unit.c \
+	runtime/compat.h runtime/format.c runtime/format.h \
+	runtime/stat.c runtime/stat.h runtime/map.c runtime/map.h
+testsuite_unit_unit_CPPFLAGS = -I$(srcdir)/runtime
+testsuite_unit_unit_CFLAGS = $(WARN_CFLAGS)
+EXTRA_DIST += runtime/runtime.mk testsuite/unit/kbuild-check \
+	testsuite/unit/rtcheck.c $(call srcglob,testsuite/unit/oracle/*)
