@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * build.h - pass 4: turn the generated C into a kernel module.
+ *
+ * build_module() assembles a kbuild folder (a temporary one, kept with
+ * keep): the generated C as tapir-main.c, every *.c and *.h of each source
+ * tree (the runtime, kernel-core) under the tree's name, the feature
+ * header tapir-features.h (forced into every object with -include), and a
+ * Kbuild file linking them into one module NAME.ko. It runs
+ *   make -C BUILDDIR M=FOLDER -jN [-B vars] modules
+ * quietly, and on failure prints the compiler's and modpost's messages
+ * with the folder's paths turned back into the generated C's and the
+ * trees' own paths (file:line:col as the user's files have them).
+ *
+ * The module cache: every input (the generated C, every tree file, the
+ * object list, the feature header, the kernel's identity, its compiler's
+ * --version, -D, -B, -m) is hashed with SHA-256; CACHE/modules/HASH/
+ * NAME.ko is returned without running kbuild when it exists. Entries are
+ * published with rename(), so a partial build is never found.
+ * Cache folder: build_opts.cache_dir, else $TAPIR_CACHE, else
+ * $XDG_CACHE_HOME/tapir, else ~/.cache/tapir.
+ */
+#ifndef TAPIR_BUILD_H
+#define TAPIR_BUILD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "kfeature.h"
+#include "sha256.h"
+
+/* A folder of C linked into every module (runtime/, kernel-core/). */
+struct build_tree {
+	const char *dir;	/* where it is: $(pkgdatadir)/runtime */
+	const char *name;	/* its name in the build folder and for
+				 * -I$(src)/NAME: "runtime" */
+};
+
+struct build_opts {
+	const char *source;		/* the generated C (pass 3's output) */
+	const char *target;		/* -r RELEASE|BUILDDIR; NULL: uname -r */
+	const char *module_name;	/* -m NAME; NULL: tapir_<hash prefix> */
+	const struct build_tree *trees;	/* ended by { NULL }; may be NULL.
+					 * Their feature/ folders are not
+					 * copied: they are the feature tests */
+	const char **objects;		/* NULL-terminated .c files relative
+					 * to the build folder, linked besides
+					 * tapir-main.c ("runtime/map.c");
+					 * NULL: every *.c at the top of each
+					 * tree */
+	const char *feature_dir;	/* NULL: DIR/feature of the tree named
+					 * "runtime", if it exists; no folder:
+					 * an empty feature header */
+	const char *features_file;	/* use this header instead of running
+					 * the feature tests (debugging) */
+	const char **defines;		/* -D NAME[=VAL]: -DNAME[=VAL] in the
+					 * module's ccflags */
+	const char **make_vars;		/* -B NAME=VAL: passed to make */
+	const char *cache_dir;		/* NULL: tapir_cache_dir() */
+	const char *out_dir;		/* also copy NAME.ko here; with the
+					 * cache disabled NULL means "." */
+	const char *tmp_parent;		/* NULL: $TMPDIR or /tmp */
+	bool disable_cache;		/* --disable-cache: neither read nor
+					 * write the module cache (the feature
+					 * header still comes from its own) */
+	bool keep;			/* -k: keep the build folder, say where */
+	bool hash_only;			/* stop after computing the hash */
+	int jobs;			/* make -jN; 0: online CPUs */
+	int verbose;			/* 1: say what happens and times;
+					 * 2: and kbuild's V=1 output */
+	FILE *err;			/* messages; NULL: stderr */
+};
+
+struct build_result {
+	char *ko;			/* the module (in the cache, or in
+					 * out_dir without cache) */
+	char *module_name;
+	char hash[SHA256_HEX_SIZE];	/* of every input */
+	char *build_dir;		/* the kept build folder, or NULL */
+	struct kernel_target kernel;	/* what -r resolved to */
+	struct kfeatures features;
+	bool cache_hit;			/* no kbuild ran for the module */
+	int nwarnings;			/* compiler warnings in the build */
+	double seconds;			/* everything */
+	double kbuild_seconds;		/* the module's make run */
+};
+
+/*
+ * Build (or find in the cache) the module. Returns 0 with res filled in,
+ * or -1 after messages on o->err; res is always safe to free.
+ */
+int build_module(const struct build_opts *o, struct build_result *res);
+void build_result_free(struct build_result *res);
+
+/* --clean-cache: remove every cached module and feature header. */
+int build_clean_cache(const char *cache_dir, FILE *err);
+
+/* Is NAME a usable module name ([A-Za-z_][A-Za-z0-9_]*, < 56 bytes)? */
+bool build_module_name_ok(const char *name);
+
+#endif /* TAPIR_BUILD_H */

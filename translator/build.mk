@@ -1,0 +1,21 @@
+# Pass 4 (translator/build.c: kbuild and the module cache; kfeature.c: the
+# target kernel and its feature tests) in libtapir.a, and the tapir-build
+# test tool. Included by the top-level Makefile.am after sources.mk.
+translator_libtapir_a_SOURCES += translator/build.c translator/build.h \
+	translator/kfeature.c translator/kfeature.h \
+	translator/sha256.c translator/sha256.h
+
+noinst_PROGRAMS += tools/tapir-build
+tools_tapir_build_SOURCES = tools/tapir-build.c
+tools_tapir_build_CPPFLAGS = $(translator_libtapir_a_CPPFLAGS)
+tools_tapir_build_CFLAGS = $(WARN_CFLAGS)
+tools_tapir_build_LDADD = translator/libtapir.a
+
+EXTRA_DIST += translator/build.mk testsuite/build
+
+# make check-build: the build tier alone (skips without kernel headers).
+check-build: tools/tapir-build
+	$(AM_V_at)TAPIR_BUILD=$(abs_top_builddir)/tools/tapir-build \
+	  $(SHELL) $(srcdir)/testsuite/build/run
+.PHONY: check-build
+check-local: tools/tapir-build
