@@ -149,19 +149,22 @@ static int format_types(struct elab *e, const struct expr *fmt, char *types,
 	int n = 0;
 
 	while (p < end) {
+		const char *start = p;
+
 		if (*p++ != '%')
 			continue;
 		if (p < end && *p == '%') {
 			p++;
 			continue;
 		}
-		while (p < end && strchr("-+ #0", *p))
+		/* as SystemTap: one flag at most ('0' after another flag
+		 * is the width's), then width, precision, one 'l' */
+		if (p < end && strchr("-+ #0", *p))
 			p++;
 		p = format_count(p, end, types, max, &n);	/* width */
 		if (p < end && *p == '.')
 			p = format_count(p + 1, end, types, max, &n);
-		
-		while (p < end && (*p == 'l' || *p == 'h'))
+		if (p < end && *p == 'l')
 			p++;
 		if (p >= end) {
 			elab_error(e, &fmt->loc, "format string ends inside a "
@@ -175,8 +178,10 @@ static int format_types(struct elab *e, const struct expr *fmt, char *types,
 			if (n < max)
 				types[n] = 's';
 		} else {
-			elab_error(e, &fmt->loc, "invalid conversion '%%%c' in "
-				   "format string", *p);
+			elab_error(e, &fmt->loc, "invalid conversion '%.*s' in "
+				   "format string (at most one flag, then width, "
+				   "precision, one 'l' and one of diouxXpcbmMs)",
+				   (int)(p - start + 1), start);
 			return -1;
 		}
 		n++;
