@@ -860,6 +860,15 @@ void preprocess(struct session *s, const struct tokvec *in,
 {
 	struct pp pp = { .s = s, .budget = 1000000 + 64 * in->n };
 
+	/* usually about as many tokens come out as went in: no regrowing */
+	if (!out->cap) {
+		out->v = malloc((in->n + 16) * sizeof(*out->v));
+		if (!out->v) {
+			fputs("tapir: out of memory\n", stderr);
+			exit(2);
+		}
+		out->cap = in->n + 16;
+	}
 	pp_run(&pp, in->v, in->n, out, NULL, 0);
 	if (pp.over) {
 		/* the input was cut short: the parser must not complain

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -65,38 +66,50 @@ struct srcfile *session_read_file(struct session *s, const char *path,
 				  bool privileged)
 {
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
 	struct srcfile *f;
+	struct stat st;
+	char *buf;
+	size_t len = 0, cap, n;
 
 	if (!fp) {
 		diag_plain(s, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	do {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap);
-			if (!buf) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
-		}
-		n = fread(buf + len, 1, cap - len, fp);
+	/* read straight into the arena; grow (by copying) only when the
+	 * size was not known up front (a pipe) */
+	cap = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) ?
+	      (size_t)st.st_size + 2 : 65536;
+	buf = arena_alloc(&s->arena, cap);
+	for (;;) {
+		n = fread(buf + len, 1, cap - len - 1, fp);
 		len += n;
-	} while (n > 0);
+		if (n == 0)
+			break;
+		if (cap - len - 1 == 0) {
+			char *nb = arena_alloc(&s->arena, cap * 2);
+
+			memcpy(nb, buf, len);
+			buf = nb;
+			cap *= 2;
+		}
+	}
 	if (ferror(fp)) {
 		diag_plain(s, "cannot read '%s': %s", path, strerror(errno));
 		if (fp != stdin)
 			fclose(fp);
-		free(buf);
 		return NULL;
 	}
 	if (fp != stdin)
 		fclose(fp);
-	f = session_add_source(s, strcmp(path, "-") == 0 ? "<input>" : path,
-			       buf ? buf : "", len, privileged);
-	free(buf);
+	buf[len] = '\0';
+	f = ANEW(&s->arena, struct srcfile);
+	f->name = arena_strdup(&s->arena, strcmp(path, "-") == 0 ? "<input>" :
+			       path);
+	f->text = buf;
+	f->len = len;
+	f->privileged = privileged;
+	f->next = s->files;
+	s->files = f;
 	return f;
 }
 

@@ -206,6 +206,9 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0)
 		status = 1;
+	if (s->verbose > 1)
+		fprintf(stderr, "tapir: %zu bytes of arena memory\n",
+			s->arena.total);
 	session_free(s);
 	return status;
 }
