@@ -4,6 +4,7 @@
  * Same source for the module and the user-space unit tests (compat.h).
  */
 #include "format.h"
+#include "out.h"
 
 #ifdef __KERNEL__
 #include <linux/uaccess.h>
@@ -25,25 +26,6 @@ struct spec {
 	char conv;
 };
 
-/* The output: bytes beyond size are counted, not written. */
-struct out {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->len < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
-
-static void put_n(struct out *o, char c, long n)
-{
-	while (n-- > 0)
-		put(o, c);
-}
 
 static int flag_of(char c)
 {

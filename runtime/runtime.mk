@@ -5,7 +5,7 @@
 # files as a kernel module, W=1). Included by the top-level Makefile.am.
 check_PROGRAMS = testsuite/unit/unit
 testsuite_unit_unit_SOURCES = testsuite/unit/unit.c \
-	runtime/compat.h runtime/format.c runtime/format.h \
+	runtime/compat.h runtime/out.h runtime/format.c runtime/format.h \
 	runtime/stat.c runtime/stat.h runtime/map.c runtime/map.h
 testsuite_unit_unit_CPPFLAGS = -I$(srcdir)/runtime
 testsuite_unit_unit_CFLAGS = $(WARN_CFLAGS)

@@ -4,6 +4,7 @@
  * Same source for the module and the user-space unit tests (compat.h).
  */
 #include "stat.h"
+#include "out.h"
 
 #define HIST_BAR_WIDTH 50	/* the '@' column */
 #define HIST_CONTEXT 2		/* empty buckets shown around a used one */
@@ -175,24 +176,6 @@ int tp_stat_bucket(const struct tp_stat_desc *d, const struct tp_stat_cell *c,
 
 /* ---- the chart ---- */
 
-struct out {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->len < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
-
-static void put_n(struct out *o, char c, long n)
-{
-	while (n-- > 0)
-		put(o, c);
-}
 
 static void put_s(struct out *o, const char *s)
 {
