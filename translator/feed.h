@@ -1,11 +1,12 @@
 /* feed.h - the parser's view of the token stream.
  *
- * Between the preprocessor and the grammar sits the feeder: it turns
- * probe-point spellings into single PP_NAME tokens (so that `syscall.*`,
- * `kernel.function("x").return` and `{open,close}` need no grammar of
- * their own and keywords work as components), joins adjacent string
- * literals, turns keywords after `->` into field names and maps @names to
- * the @-operator tokens.
+ * Between the preprocessor and the grammar sits the feeder: in probe
+ * points it glues adjacent name parts into single PP_NAME tokens (so that
+ * `sys_*open` is one component and keywords such as `return` and
+ * `function` work as components) and tells brace groups ({open,close})
+ * from probe bodies; everywhere it joins adjacent string literals, turns
+ * keywords after `->` into field names, marks the print family (which
+ * needs '(') and maps @names to the @-operator tokens.
  */
 #ifndef TAPIR_FEED_H
 #define TAPIR_FEED_H

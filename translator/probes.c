@@ -1,10 +1,10 @@
 /* probes.c - from the probe points a script names to derived probes.
  *
- * A point is brace-expanded ({a,b}), then matched against the probe
- * aliases (the script's and the library's; wildcards in the point match
- * alias names; an alias may take a suffix: `foo.return` through alias
- * `foo` becomes each of foo's points plus `.return`), recursively, and
- * finally against the provider families. Each concrete point becomes a
+ * A point (brace groups were expanded by the parser) is matched against
+ * the probe aliases (the script's and the library's; wildcards in the
+ * point match alias names, '**' across dots; an alias may take a suffix:
+ * `foo.return` through alias `foo` becomes each of foo's points plus
+ * `.return`), recursively, and finally against the provider families. Each concrete point becomes a
  * struct dprobe whose body is its own copy of the alias prologues, the
  * script's body and the alias epilogues.
  */
