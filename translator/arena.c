@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "arena.h"
+#include "xalloc.h"
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -61,8 +62,7 @@ static void arena_grow(struct arena *a, size_t n)
 		c = calloc(1, size);
 	}
 	if (!c) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
+		out_of_memory();
 	}
 	a->total += size;
 	c->size = size;

@@ -158,7 +158,7 @@ static char **list_dir(const char *dir, FILE *err)
 		fprintf(err, "tapir: cannot read %s: %s\n", dir, strerror(errno));
 		return NULL;
 	}
-	v = kf_xmalloc(sizeof(*v));
+	v = xmalloc(sizeof(*v));
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -167,7 +167,7 @@ static char **list_dir(const char *dir, FILE *err)
 			fputs("tapir: out of memory\n", stderr);
 			exit(2);
 		}
-		v[n++] = kf_xstrdup(e->d_name);
+		v[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
 	qsort(v, n, sizeof(*v), strp_cmp);
@@ -194,8 +194,8 @@ static int collect_tree(struct build *b, const char *dir, const char *rel, bool 
 	if (!names)
 		return -1;
 	for (i = 0; names[i] && r == 0; i++) {
-		char *from = kf_xasprintf("%s/%s", dir, names[i]);
-		char *to = kf_xasprintf("%s/%s", rel, names[i]);
+		char *from = xasprintf("%s/%s", dir, names[i]);
+		char *to = xasprintf("%s/%s", rel, names[i]);
 		struct stat st;
 
 		if (stat(from, &st) < 0) {
@@ -231,7 +231,7 @@ static void add_object(struct inputs *in, const char *rel)
 		fputs("tapir: out of memory\n", stderr);
 		exit(2);
 	}
-	in->objects[in->nobjects++] = kf_xstrdup(rel);
+	in->objects[in->nobjects++] = xstrdup(rel);
 }
 
 static const struct input *find_input(const struct inputs *in, const char *rel)
@@ -334,7 +334,7 @@ static char *default_feature_dir(const struct build_opts *o)
 
 	for (k = 0; o->trees && o->trees[k].dir; k++) {
 		if (!strcmp(o->trees[k].name, "runtime")) {
-			char *p = kf_xasprintf("%s/feature", o->trees[k].dir);
+			char *p = xasprintf("%s/feature", o->trees[k].dir);
 			struct stat st;
 
 			if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
@@ -358,8 +358,8 @@ static int features_from_file(struct build *b)
 		return -1;
 	}
 	p = strstr(f->header, "/* cc: ");
-	f->cc = p ? strndup(p + 7, strcspn(p + 7, " \n")) : kf_xstrdup("gcc");
-	f->cc_version = kf_xasprintf("(from %s)", b->o->features_file);
+	f->cc = p ? strndup(p + 7, strcspn(p + 7, " \n")) : xstrdup("gcc");
+	f->cc_version = xasprintf("(from %s)", b->o->features_file);
 	return 0;
 }
 
@@ -371,16 +371,16 @@ static int get_features(struct build *b)
 
 	if (b->o->features_file)
 		return features_from_file(b);
-	dir = b->o->feature_dir ? kf_xstrdup(b->o->feature_dir) : default_feature_dir(b->o);
+	dir = b->o->feature_dir ? xstrdup(b->o->feature_dir) : default_feature_dir(b->o);
 	if (!dir) {
 		/* No runtime yet: an empty header; the compiler still counts. */
 		struct kfeatures *f = &b->res->features;
 
-		f->header = kf_xstrdup("/* tapir-features.h: no feature tests */\n");
-		f->cc = kf_xstrdup("gcc");
+		f->header = xstrdup("/* tapir-features.h: no feature tests */\n");
+		f->cc = xstrdup("gcc");
 		f->cc_version = kf_capture("gcc --version");
 		if (!f->cc_version)
-			f->cc_version = kf_xstrdup("unknown");
+			f->cc_version = xstrdup("unknown");
 		return 0;
 	}
 	fo.kernel = &b->res->kernel;
@@ -433,13 +433,13 @@ static void hash_inputs(struct build *b)
 
 static char *cache_entry(const struct build *b)
 {
-	return kf_xasprintf("%s/modules/%s", b->cache_dir, b->res->hash);
+	return xasprintf("%s/modules/%s", b->cache_dir, b->res->hash);
 }
 
 /* Copy KO to DIR/NAME.ko; res->ko becomes that copy. */
 static int copy_out(struct build *b, const char *ko, const char *dir)
 {
-	char *to = kf_xasprintf("%s/%s.ko", dir, b->res->module_name);
+	char *to = xasprintf("%s/%s.ko", dir, b->res->module_name);
 	char *real;
 
 	if (kf_copy_file(ko, to) < 0) {
@@ -459,7 +459,7 @@ static int copy_out(struct build *b, const char *ko, const char *dir)
 static bool cache_lookup(struct build *b)
 {
 	char *entry = cache_entry(b);
-	char *ko = kf_xasprintf("%s/%s.ko", entry, b->res->module_name);
+	char *ko = xasprintf("%s/%s.ko", entry, b->res->module_name);
 	struct stat st;
 
 	free(entry);
@@ -474,16 +474,16 @@ static bool cache_lookup(struct build *b)
 /* Publish BUILT (NAME.ko) as CACHE/modules/HASH/NAME.ko. */
 static int cache_store(struct build *b, const char *built)
 {
-	char *modules = kf_xasprintf("%s/modules", b->cache_dir);
+	char *modules = xasprintf("%s/modules", b->cache_dir);
 	char *entry = cache_entry(b), *tmp = NULL, *ko = NULL;
 	int r = -1;
 
 	if (kf_mkdirs(modules) < 0)
 		goto out;
-	tmp = kf_xasprintf("%s.tmpXXXXXX", entry);
+	tmp = xasprintf("%s.tmpXXXXXX", entry);
 	if (!mkdtemp(tmp))
 		goto out;
-	ko = kf_xasprintf("%s/%s.ko", tmp, b->res->module_name);
+	ko = xasprintf("%s/%s.ko", tmp, b->res->module_name);
 	if (kf_copy_file(built, ko) < 0)
 		goto out;
 	if (rename(tmp, entry) < 0 && errno != EEXIST && errno != ENOTEMPTY)
@@ -504,7 +504,7 @@ out:
 
 int build_clean_cache(const char *cache_dir, FILE *err)
 {
-	char *dir = cache_dir ? kf_xstrdup(cache_dir) : tapir_cache_dir();
+	char *dir = cache_dir ? xstrdup(cache_dir) : tapir_cache_dir();
 	const char *sub[] = { "modules", "features" };
 	int r = 0;
 	size_t i;
@@ -512,7 +512,7 @@ int build_clean_cache(const char *cache_dir, FILE *err)
 	if (!err)
 		err = stderr;
 	for (i = 0; i < 2; i++) {
-		char *p = kf_xasprintf("%s/%s", dir, sub[i]);
+		char *p = xasprintf("%s/%s", dir, sub[i]);
 
 		if (kf_rmtree(p) < 0) {
 			fprintf(err, "tapir: cannot remove %s: %s\n", p, strerror(errno));
@@ -579,7 +579,7 @@ static char *kbuild_text(const struct build *b)
 
 static int write_in(struct build *b, const char *rel, const char *text, size_t len)
 {
-	char *p = kf_xasprintf("%s/%s", b->dir, rel);
+	char *p = xasprintf("%s/%s", b->dir, rel);
 	char *slash = strrchr(p, '/');
 	int r;
 
@@ -632,19 +632,19 @@ static struct subst *path_substs(const struct build *b, size_t *np)
 	for (k = 0; o->trees && o->trees[k].dir; k++)
 		cap += 2;
 	cap++;
-	s = kf_xmalloc(cap * sizeof(*s));
-	s[n].from = kf_xasprintf("%s/%s.c", b->dir, MAIN_NAME);
-	s[n++].to = kf_xstrdup(o->source);
-	s[n].from = kf_xasprintf("%s.c", MAIN_NAME);
-	s[n++].to = kf_xstrdup(o->source);
+	s = xmalloc(cap * sizeof(*s));
+	s[n].from = xasprintf("%s/%s.c", b->dir, MAIN_NAME);
+	s[n++].to = xstrdup(o->source);
+	s[n].from = xasprintf("%s.c", MAIN_NAME);
+	s[n++].to = xstrdup(o->source);
 	for (k = 0; o->trees && o->trees[k].dir; k++) {
-		s[n].from = kf_xasprintf("%s/%s/", b->dir, o->trees[k].name);
-		s[n++].to = kf_xasprintf("%s/", o->trees[k].dir);
-		s[n].from = kf_xasprintf("%s/", o->trees[k].name);
-		s[n++].to = kf_xasprintf("%s/", o->trees[k].dir);
+		s[n].from = xasprintf("%s/%s/", b->dir, o->trees[k].name);
+		s[n++].to = xasprintf("%s/", o->trees[k].dir);
+		s[n].from = xasprintf("%s/", o->trees[k].name);
+		s[n++].to = xasprintf("%s/", o->trees[k].dir);
 	}
-	s[n].from = kf_xasprintf("%s/", b->dir);	/* [NAME.ko] for modpost */
-	s[n++].to = kf_xstrdup("");
+	s[n].from = xasprintf("%s/", b->dir);	/* [NAME.ko] for modpost */
+	s[n++].to = xstrdup("");
 	*np = n;
 	return s;
 }
@@ -731,7 +731,7 @@ static void report_failure(struct build *b, int status, const char *log)
 static int run_kbuild(struct build *b)
 {
 	struct kbuild_run r = { 0 };
-	char *log = kf_xasprintf("%s/build.log", b->dir);
+	char *log = xasprintf("%s/build.log", b->dir);
 	char *text, *ko;
 	double t0 = kf_now();
 	int st;
@@ -755,7 +755,7 @@ static int run_kbuild(struct build *b)
 	if (text)
 		report_log(b, text, b->o->verbose ? b->err : NULL);
 	free(text);
-	ko = kf_xasprintf("%s/%s.ko", b->dir, b->res->module_name);
+	ko = xasprintf("%s/%s.ko", b->dir, b->res->module_name);
 	if (access(ko, R_OK) < 0) {
 		fprintf(b->err, "tapir: kbuild succeeded but made no %s\n", ko);
 		free(ko);
@@ -794,9 +794,9 @@ static int build_miss(struct build *b)
 static void set_module_name(struct build *b)
 {
 	if (b->o->module_name)
-		b->res->module_name = kf_xstrdup(b->o->module_name);
+		b->res->module_name = xstrdup(b->o->module_name);
 	else
-		b->res->module_name = kf_xasprintf("tapir_%.16s", b->res->hash);
+		b->res->module_name = xasprintf("tapir_%.16s", b->res->hash);
 }
 
 static int build_steps(struct build *b)
@@ -823,7 +823,7 @@ int build_module(const struct build_opts *o, struct build_result *res)
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	b.cache_dir = o->cache_dir ? kf_xstrdup(o->cache_dir) : tapir_cache_dir();
+	b.cache_dir = o->cache_dir ? xstrdup(o->cache_dir) : tapir_cache_dir();
 	b.use_cache = !o->disable_cache;
 	r = build_steps(&b);
 	res->seconds = kf_now() - t0;

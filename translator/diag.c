@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "session.h"
+#include "xalloc.h"
 
 void diag_show_line(struct session *s, const struct loc *l)
 {
@@ -69,12 +70,8 @@ struct diag_buffer {
 
 void diag_hold(struct session *s)
 {
-	struct diag_buffer *b = calloc(1, sizeof(*b));
+	struct diag_buffer *b = xcalloc(1, sizeof(*b));
 
-	if (!b) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	b->err = s->err;
 	s->dbuf = b;
 }
@@ -143,11 +140,7 @@ void diag_vat(struct session *s, const struct loc *l, const char *kind,
 	}
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 16;
-		b->v = realloc(b->v, (size_t)b->cap * sizeof(*b->v));
-		if (!b->v) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
+		b->v = xrealloc(b->v, (size_t)b->cap * sizeof(*b->v));
 	}
 	h = &b->v[b->n];
 	h->line = key ? key->line : 0;

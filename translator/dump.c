@@ -5,6 +5,7 @@
 #include "parse.h"
 #include "print.h"
 #include "provider.h"
+#include "xalloc.h"
 
 static void sym_line(FILE *out, const struct symbol *sym)
 {
@@ -38,11 +39,7 @@ static struct symbol **sorted(const struct symbol *list, int *n)
 
 	for (const struct symbol *s = list; s; s = s->next)
 		k++;
-	v = calloc((size_t)k + 1, sizeof(*v));
-	if (!v) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	v = xcalloc((size_t)k + 1, sizeof(*v));
 	k = 0;
 	for (const struct symbol *s = list; s; s = s->next)
 		v[k++] = (struct symbol *)s;
@@ -114,11 +111,7 @@ void dump_program(FILE *out, const struct program *prog)
 	free(g);
 	for (const struct function *f = prog->functions; f; f = f->next)
 		nf++;
-	fv = calloc((size_t)nf + 1, sizeof(*fv));
-	if (!fv) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	fv = xcalloc((size_t)nf + 1, sizeof(*fv));
 	nf = 0;
 	for (const struct function *f = prog->functions; f; f = f->next)
 		fv[nf++] = (struct function *)f;
@@ -171,20 +164,12 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	 * the alias's variables); anything else as the points it makes */
 	{
 		int max = e.idx->naliases + 1;
-		const struct alias_def **als = calloc((size_t)max, sizeof(*als));
+		const struct alias_def **als = xcalloc((size_t)max, sizeof(*als));
 		int nal;
 
-		if (!als) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
 		nal = probes_matching_aliases(&e, sc->decls->points, als, max);
 		if (nal) {
-			names = calloc((size_t)nal, sizeof(*names));
-			if (!names) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
+			names = xcalloc((size_t)nal, sizeof(*names));
 			for (int i = 0; i < nal; i++) {
 				struct decl *d = ast_decl(s, D_PROBE,
 							  &als[i]->name->loc);
@@ -221,11 +206,7 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	free(e.work);
 	free(e.iterating);
 	free(names);
-	lines = calloc((size_t)e.prog->nprobes + 1, sizeof(*lines));
-	if (!lines) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	lines = xcalloc((size_t)e.prog->nprobes + 1, sizeof(*lines));
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		char *buf = NULL;
 		size_t len = 0;
@@ -284,11 +265,7 @@ int dump_functions(struct session *s, FILE *out)
 			fclose(m);
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
-				lines = realloc(lines, (size_t)cap * sizeof(*lines));
-				if (!lines) {
-					fputs("tapir: out of memory\n", stderr);
-					exit(2);
-				}
+				lines = xrealloc(lines, (size_t)cap * sizeof(*lines));
 			}
 			lines[n++] = buf;
 		}

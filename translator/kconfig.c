@@ -8,30 +8,7 @@
 
 #include "kconfig.h"
 #include "session.h"
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
-	return p;
-}
-
-static char *xasprintf2(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 1;
-	char *p = malloc(n);
-
-	if (!p) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
-	snprintf(p, n, "%s%s", a, b);
-	return p;
-}
+#include "xalloc.h"
 
 static int is_dir(const char *p)
 {
@@ -94,11 +71,7 @@ static void load_config(struct kconfig *k, const char *path)
 		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 512;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
+			v = xrealloc(v, cap * sizeof(*v));
 		}
 		v[n].name = xstrdup(line);
 		v[n].value = xstrdup(val);
@@ -107,12 +80,8 @@ static void load_config(struct kconfig *k, const char *path)
 	fclose(f);
 	if (n)
 		qsort(v, n, sizeof(*v), entry_cmp);
-	k->names = malloc((n ? n : 1) * sizeof(char *));
-	k->values = malloc((n ? n : 1) * sizeof(char *));
-	if (!k->names || !k->values) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	k->names = xmalloc((n ? n : 1) * sizeof(char *));
+	k->values = xmalloc((n ? n : 1) * sizeof(char *));
 	for (i = 0; i < n; i++) {
 		k->names[i] = v[i].name;
 		k->values[i] = v[i].value;
@@ -141,15 +110,11 @@ struct kconfig *kconfig_get(struct session *s)
 
 	if (s->kconfig)
 		return s->kconfig;
-	k = calloc(1, sizeof(*k));
-	if (!k) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	k = xcalloc(1, sizeof(*k));
 	uname(&u);
 	if (s->target && strchr(s->target, '/')) {
 		/* -r BUILDDIR */
-		char *rel = xasprintf2(s->target, "/include/config/kernel.release");
+		char *rel = xasprintf("%s%s", s->target, "/include/config/kernel.release");
 
 		k->build_dir = xstrdup(s->target);
 		k->release = read_first_line(rel);
@@ -165,14 +130,14 @@ struct kconfig *kconfig_get(struct session *s)
 		char *dir;
 
 		k->release = xstrdup(s->target ? s->target : u.release);
-		dir = xasprintf2("/lib/modules/", k->release);
-		p = xasprintf2(dir, "/build");
+		dir = xasprintf("%s%s", "/lib/modules/", k->release);
+		p = xasprintf("%s%s", dir, "/build");
 		free(dir);
 		if (is_dir(p)) {
 			k->build_dir = p;
 		} else {
 			free(p);
-			p = xasprintf2("/usr/src/linux-headers-", k->release);
+			p = xasprintf("%s%s", "/usr/src/linux-headers-", k->release);
 			if (is_dir(p))
 				k->build_dir = p;
 			else
@@ -183,12 +148,12 @@ struct kconfig *kconfig_get(struct session *s)
 	k->version[strcspn(k->version, "-+_ ")] = '\0';
 
 	if (k->build_dir) {
-		p = xasprintf2(k->build_dir, "/.config");
+		p = xasprintf("%s%s", k->build_dir, "/.config");
 		load_config(k, p);
 		free(p);
 	}
 	if (!k->config_path) {
-		p = xasprintf2("/boot/config-", k->release);
+		p = xasprintf("%s%s", "/boot/config-", k->release);
 		load_config(k, p);
 		free(p);
 	}

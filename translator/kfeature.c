@@ -24,44 +24,6 @@
 
 /* ---- small helpers (also used by build.c) ---- */
 
-static void oom(void)
-{
-	fputs("tapir: out of memory\n", stderr);
-	exit(2);
-}
-
-void *kf_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		oom();
-	return p;
-}
-
-char *kf_xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		oom();
-	return p;
-}
-
-char *kf_xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		oom();
-	return p;
-}
-
 double kf_now(void)
 {
 	struct timespec ts;
@@ -79,13 +41,13 @@ char *kf_read_file(const char *path, size_t *lenp)
 
 	if (fd < 0)
 		return NULL;
-	buf = kf_xmalloc(cap);
+	buf = xmalloc(cap);
 	for (;;) {
 		if (len + 1 >= cap) {
 			cap *= 2;
 			buf = realloc(buf, cap);
 			if (!buf)
-				oom();
+				out_of_memory();
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
@@ -126,7 +88,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 int kf_write_file(const char *path, const void *data, size_t len)
 {
-	char *tmp = kf_xasprintf("%s.tmpXXXXXX", path);
+	char *tmp = xasprintf("%s.tmpXXXXXX", path);
 	int fd = mkstemp(tmp), e;
 
 	if (fd < 0)
@@ -163,7 +125,7 @@ int kf_copy_file(const char *from, const char *to)
 
 int kf_mkdirs(const char *path)
 {
-	char *p = kf_xstrdup(path), *s, c;
+	char *p = xstrdup(path), *s, c;
 	int r = 0;
 
 	for (s = p + 1; ; s++) {
@@ -202,7 +164,7 @@ int kf_rmtree(const char *path)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		sub = kf_xasprintf("%s/%s", path, e->d_name);
+		sub = xasprintf("%s/%s", path, e->d_name);
 		if (kf_rmtree(sub) < 0)
 			r = -1;
 		free(sub);
@@ -220,7 +182,7 @@ char *kf_mkdtemp(const char *parent, const char *prefix, FILE *err)
 
 	if (!parent)
 		parent = tmp && *tmp ? tmp : "/tmp";
-	p = kf_xasprintf("%s/%s.XXXXXX", parent, prefix);
+	p = xasprintf("%s/%s.XXXXXX", parent, prefix);
 	if (!mkdtemp(p)) {
 		fprintf(err, "tapir: cannot create a folder in %s: %s\n",
 			parent, strerror(errno));
@@ -244,7 +206,7 @@ char *kf_capture(const char *cmd)
 			cap = (len + n + 1) * 2;
 			buf = realloc(buf, cap);
 			if (!buf)
-				oom();
+				out_of_memory();
 		}
 		memcpy(buf + len, chunk, n);
 		len += n;
@@ -262,12 +224,12 @@ char *tapir_cache_dir(void)
 	const char *v = getenv("TAPIR_CACHE");
 
 	if (v && *v)
-		return kf_xstrdup(v);
+		return xstrdup(v);
 	v = getenv("XDG_CACHE_HOME");
 	if (v && *v == '/')
-		return kf_xasprintf("%s/tapir", v);
+		return xasprintf("%s/tapir", v);
 	v = getenv("HOME");
-	return kf_xasprintf("%s/.cache/tapir", v && *v ? v : "/tmp");
+	return xasprintf("%s/.cache/tapir", v && *v ? v : "/tmp");
 }
 
 /* ---- the target kernel ---- */
@@ -296,7 +258,7 @@ static char *first_line(const char *path)
 /* UTS_RELEASE of a kbuild tree's utsrelease.h, or NULL. */
 static char *uts_release(const char *dir)
 {
-	char *p = kf_xasprintf("%s/include/generated/utsrelease.h", dir);
+	char *p = xasprintf("%s/include/generated/utsrelease.h", dir);
 	char *text = kf_read_file(p, NULL), *q, *e;
 
 	free(p);
@@ -321,7 +283,7 @@ static char *tree_release(const char *dir)
 
 	if (rel)
 		return rel;
-	p = kf_xasprintf("%s/include/config/kernel.release", dir);
+	p = xasprintf("%s/include/config/kernel.release", dir);
 	rel = first_line(p);
 	free(p);
 	return rel;
@@ -329,7 +291,7 @@ static char *tree_release(const char *dir)
 
 static void identity_file(FILE *f, const char *dir, const char *name)
 {
-	char *p = kf_xasprintf("%s/%s", dir, name);
+	char *p = xasprintf("%s/%s", dir, name);
 	struct stat st;
 
 	if (stat(p, &st) == 0)
@@ -347,7 +309,7 @@ static char *make_identity(const struct kernel_target *t)
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
-		oom();
+		out_of_memory();
 	fprintf(f, "release %s\ntree %s\n", t->release, t->build_dir);
 	identity_file(f, t->build_dir, ".config");
 	identity_file(f, t->build_dir, "Module.symvers");
@@ -360,12 +322,12 @@ static char *make_identity(const struct kernel_target *t)
 
 static char *find_tree(const char *release)
 {
-	char *p = kf_xasprintf("/lib/modules/%s/build", release);
+	char *p = xasprintf("/lib/modules/%s/build", release);
 
 	if (is_dir(p))
 		return p;
 	free(p);
-	p = kf_xasprintf("/usr/src/linux-headers-%s", release);
+	p = xasprintf("/usr/src/linux-headers-%s", release);
 	if (is_dir(p))
 		return p;
 	free(p);
@@ -383,7 +345,7 @@ int kernel_target_resolve(const char *spec, struct kernel_target *t, FILE *err)
 		spec = u.release;
 	}
 	if (strchr(spec, '/')) {
-		dir = kf_xstrdup(spec);
+		dir = xstrdup(spec);
 	} else {
 		dir = find_tree(spec);
 		if (!dir) {
@@ -394,7 +356,7 @@ int kernel_target_resolve(const char *spec, struct kernel_target *t, FILE *err)
 			return -1;
 		}
 	}
-	mk = kf_xasprintf("%s/Makefile", dir);
+	mk = xasprintf("%s/Makefile", dir);
 	real = realpath(dir, NULL);
 	if (!real || access(mk, R_OK) < 0) {
 		fprintf(err, "tapir: %s is not a kernel build tree (no Makefile)\n", dir);
@@ -408,7 +370,7 @@ int kernel_target_resolve(const char *spec, struct kernel_target *t, FILE *err)
 	t->build_dir = real;
 	t->release = tree_release(real);
 	if (!t->release)
-		t->release = kf_xstrdup(strchr(spec, '/') ? "unknown" : spec);
+		t->release = xstrdup(strchr(spec, '/') ? "unknown" : spec);
 	t->identity = make_identity(t);
 	return 0;
 }
@@ -441,19 +403,19 @@ static char **make_argv(const struct kbuild_run *r)
 		n++;
 	for (k = 0; goals[k]; k++)
 		n++;
-	av = kf_xmalloc(n * sizeof(*av));
-	av[i++] = kf_xstrdup("make");
-	av[i++] = kf_xasprintf("-C%s", r->build_dir);
-	av[i++] = kf_xasprintf("M=%s", r->dir);
-	av[i++] = kf_xasprintf("-j%ld", r->jobs > 0 ? (long)r->jobs : online_cpus());
+	av = xmalloc(n * sizeof(*av));
+	av[i++] = xstrdup("make");
+	av[i++] = xasprintf("-C%s", r->build_dir);
+	av[i++] = xasprintf("M=%s", r->dir);
+	av[i++] = xasprintf("-j%ld", r->jobs > 0 ? (long)r->jobs : online_cpus());
 	if (r->keep_going)
-		av[i++] = kf_xstrdup("-k");
+		av[i++] = xstrdup("-k");
 	if (r->verbose >= 2)
-		av[i++] = kf_xstrdup("V=1");
+		av[i++] = xstrdup("V=1");
 	for (k = 0; r->make_vars && r->make_vars[k]; k++)
-		av[i++] = kf_xstrdup(r->make_vars[k]);
+		av[i++] = xstrdup(r->make_vars[k]);
 	for (k = 0; goals[k]; k++)
-		av[i++] = kf_xstrdup(goals[k]);
+		av[i++] = xstrdup(goals[k]);
 	av[i] = NULL;
 	return av;
 }
@@ -541,7 +503,7 @@ static bool good_test_name(const char *n, size_t len)
 /* The words after "exports:" on any line of the test's text. */
 static char **parse_exports(const char *text)
 {
-	char **v = kf_xmalloc(sizeof(*v));
+	char **v = xmalloc(sizeof(*v));
 	size_t n = 0;
 	const char *p = text;
 
@@ -559,7 +521,7 @@ static char **parse_exports(const char *text)
 				break;
 			v = realloc(v, (n + 2) * sizeof(*v));
 			if (!v)
-				oom();
+				out_of_memory();
 			v[n++] = strndup(p, w);
 			v[n] = NULL;
 			p += w;
@@ -608,14 +570,14 @@ static int load_tests(const char *dir, struct ftest **out, size_t *nout, FILE *e
 		}
 		t = realloc(t, (n + 1) * sizeof(*t));
 		if (!t)
-			oom();
+			out_of_memory();
 		memset(&t[n], 0, sizeof(*t));
-		t[n].name = kf_xstrdup(e->d_name);
-		t[n].macro = kf_xasprintf("HAVE_%.*s", (int)(len - 2), e->d_name);
+		t[n].name = xstrdup(e->d_name);
+		t[n].macro = xasprintf("HAVE_%.*s", (int)(len - 2), e->d_name);
 		for (k = 5; t[n].macro[k]; k++)
 			if (t[n].macro[k] >= 'a' && t[n].macro[k] <= 'z')
 				t[n].macro[k] -= 'a' - 'A';
-		path = kf_xasprintf("%s/%s", dir, e->d_name);
+		path = xasprintf("%s/%s", dir, e->d_name);
 		t[n].text = kf_read_file(path, &t[n].len);
 		free(path);
 		if (!t[n].text) {
@@ -658,7 +620,7 @@ static void features_key(const struct kfeature_opts *o, const struct ftest *t,
 /* The value of a "/ * KEY: VALUE * /" line of a header, or NULL. */
 static char *header_comment(const char *h, const char *key)
 {
-	char *pat = kf_xasprintf("/* %s: ", key);
+	char *pat = xasprintf("/* %s: ", key);
 	const char *p = strstr(h, pat), *e;
 	char *v = NULL;
 
@@ -674,7 +636,7 @@ static char *header_comment(const char *h, const char *key)
 
 static char *cc_version_of(const char *cc)
 {
-	char *cmd = kf_xasprintf("%s --version 2>/dev/null", cc);
+	char *cmd = xasprintf("%s --version 2>/dev/null", cc);
 	char *v = kf_capture(cmd);
 
 	free(cmd);
@@ -727,14 +689,14 @@ static int write_kbuild(const char *dir, const struct ftest *t, size_t n, FILE *
 	int r;
 
 	if (!m)
-		oom();
+		out_of_memory();
 	fputs("# Tapir's kernel-API feature tests (generated).\n"
 	      "$(info " CC_MARK "$(CC))\n"
 	      "ccflags-y := -Werror\n", m);
 	for (i = 0; i < n; i++)
 		fprintf(m, "obj-m += %.*s.o\n", (int)(strlen(t[i].name) - 2), t[i].name);
 	fclose(m);
-	path = kf_xasprintf("%s/Kbuild", dir);
+	path = xasprintf("%s/Kbuild", dir);
 	r = kf_write_file(path, buf, len);
 	if (r < 0)
 		fprintf(err, "tapir: cannot write %s: %s\n", path, strerror(errno));
@@ -748,7 +710,7 @@ static int write_tests(const char *dir, const struct ftest *t, size_t n, FILE *e
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		char *p = kf_xasprintf("%s/%s", dir, t[i].name);
+		char *p = xasprintf("%s/%s", dir, t[i].name);
 		int r = kf_write_file(p, t[i].text, t[i].len);
 
 		if (r < 0)
@@ -783,7 +745,7 @@ static bool exported(const char *symvers, const char *sym)
 
 	if (!symvers)
 		return true;	/* no Module.symvers: the compile decides */
-	pat = kf_xasprintf("\t%s\t", sym);
+	pat = xasprintf("\t%s\t", sym);
 	yes = strstr(symvers, pat) != NULL;
 	free(pat);
 	return yes;
@@ -792,13 +754,13 @@ static bool exported(const char *symvers, const char *sym)
 static void judge_tests(const struct kfeature_opts *o, const char *dir,
 			struct ftest *t, size_t n)
 {
-	char *sv = kf_xasprintf("%s/Module.symvers", o->kernel->build_dir);
+	char *sv = xasprintf("%s/Module.symvers", o->kernel->build_dir);
 	char *symvers = kf_read_file(sv, NULL);
 	size_t i, k;
 
 	free(sv);
 	for (i = 0; i < n; i++) {
-		char *obj = kf_xasprintf("%s/%.*s.o", dir, (int)(strlen(t[i].name) - 2),
+		char *obj = xasprintf("%s/%.*s.o", dir, (int)(strlen(t[i].name) - 2),
 					 t[i].name);
 
 		t[i].have = access(obj, F_OK) == 0;
@@ -818,7 +780,7 @@ static char *make_header(const struct kfeature_opts *o, const char *key,
 	FILE *m = open_memstream(&buf, &len);
 
 	if (!m)
-		oom();
+		out_of_memory();
 	fprintf(m, "/* tapir-features.h: kernel-API feature tests (generated). */\n"
 		"/* release: %s */\n/* key: %s */\n/* cc: %s */\n/* cc-version: %s */\n"
 		"#ifndef TAPIR_FEATURES_H\n#define TAPIR_FEATURES_H\n",
@@ -837,7 +799,7 @@ static char *make_header(const struct kfeature_opts *o, const char *key,
 static int run_tests(const struct kfeature_opts *o, struct ftest *t, size_t n,
 		     const char *key, struct kfeatures *f)
 {
-	const char **goals = kf_xmalloc((n + 1) * sizeof(*goals));
+	const char **goals = xmalloc((n + 1) * sizeof(*goals));
 	struct kbuild_run r = { 0 };
 	char *dir, *log = NULL, *logtext = NULL, *line = NULL;
 	size_t i;
@@ -851,9 +813,9 @@ static int run_tests(const struct kfeature_opts *o, struct ftest *t, size_t n,
 	if (write_tests(dir, t, n, o->err) < 0)
 		goto out;
 	for (i = 0; i < n; i++)
-		goals[i] = kf_xasprintf("%.*s.o", (int)(strlen(t[i].name) - 2), t[i].name);
+		goals[i] = xasprintf("%.*s.o", (int)(strlen(t[i].name) - 2), t[i].name);
 	goals[n] = NULL;
-	log = kf_xasprintf("%s/build.log", dir);
+	log = xasprintf("%s/build.log", dir);
 	r.build_dir = o->kernel->build_dir;
 	r.dir = dir;
 	r.goals = goals;
@@ -900,7 +862,7 @@ out:
 
 static void store(const struct kfeature_opts *o, struct kfeatures *f)
 {
-	char *dir = kf_xasprintf("%s/features", o->cache_dir);
+	char *dir = xasprintf("%s/features", o->cache_dir);
 
 	if (kf_mkdirs(dir) < 0 ||
 	    kf_write_file(f->cache_path, f->header, strlen(f->header)) < 0)
@@ -922,7 +884,7 @@ int kfeature_get(const struct kfeature_opts *o, struct kfeatures *f)
 	features_key(o, t, n, key);
 	f->ntests = (int)n;
 	if (o->cache_dir) {
-		f->cache_path = kf_xasprintf("%s/features/%s-%.16s.h", o->cache_dir,
+		f->cache_path = xasprintf("%s/features/%s-%.16s.h", o->cache_dir,
 					     o->kernel->release, key);
 		if (cache_lookup(o, f)) {
 			f->cache_hit = true;
@@ -959,7 +921,7 @@ void kfeatures_free(struct kfeatures *f)
 
 bool kfeature_have(const struct kfeatures *f, const char *macro)
 {
-	char *pat = kf_xasprintf("#define %s 1\n", macro);
+	char *pat = xasprintf("#define %s 1\n", macro);
 	bool yes = f->header && strstr(f->header, pat) != NULL;
 
 	free(pat);

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "xalloc.h"
+
 /* The kernel a module is built for. */
 struct kernel_target {
 	char *release;		/* 6.1.0-57-cloud-amd64 */
@@ -84,9 +86,6 @@ bool kfeature_have(const struct kfeatures *f, const char *macro);
 char *tapir_cache_dir(void);
 
 /* Helpers shared with build.c. */
-void *kf_xmalloc(size_t n);
-char *kf_xstrdup(const char *s);
-char *kf_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double kf_now(void);
 /* Read a whole file (NUL-terminated); NULL with errno set. */
 char *kf_read_file(const char *path, size_t *len);

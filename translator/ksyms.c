@@ -16,6 +16,7 @@
 
 #include "kconfig.h"
 #include "provider.h"
+#include "xalloc.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -33,17 +34,9 @@ static void names_add(struct names *nv, const char *name)
 		return;
 	if (nv->n == nv->cap) {
 		nv->cap = nv->cap ? nv->cap * 2 : 4096;
-		nv->v = realloc(nv->v, nv->cap * sizeof(*nv->v));
-		if (!nv->v) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
+		nv->v = xrealloc(nv->v, nv->cap * sizeof(*nv->v));
 	}
-	nv->v[nv->n] = strdup(name);
-	if (!nv->v[nv->n]) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	nv->v[nv->n] = xstrdup(name);
 	nv->n++;
 }
 
@@ -210,11 +203,7 @@ int ksyms_exported(struct session *s, const char *name)
 		k->exports = nv.v;
 		k->nexports = nv.n;
 		if (!k->exports) {
-			k->exports = calloc(1, sizeof(char *));
-			if (!k->exports) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
+			k->exports = xcalloc(1, sizeof(char *));
 		}
 	}
 	if (!k->exports)

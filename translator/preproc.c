@@ -22,6 +22,7 @@
 #include "parser.h"
 #include "preproc.h"
 #include "session.h"
+#include "xalloc.h"
 
 #define PP_MAX_DEPTH 64
 
@@ -360,12 +361,8 @@ static size_t expand(struct pp *pp, const struct macro *m,
 			placeholder(pp, use, out);
 			return j;
 		}
-		start = calloc((size_t)m->nparams + 1, sizeof(*start));
-		len = calloc((size_t)m->nparams + 1, sizeof(*len));
-		if (!start || !len) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
+		start = xcalloc((size_t)m->nparams + 1, sizeof(*start));
+		len = xcalloc((size_t)m->nparams + 1, sizeof(*len));
 		j++;
 		if (tk(tok, n, j)->type != ')') {
 			size_t arg = j;
@@ -862,11 +859,7 @@ void preprocess(struct session *s, const struct tokvec *in,
 
 	/* usually about as many tokens come out as went in: no regrowing */
 	if (!out->cap) {
-		out->v = malloc((in->n + 16) * sizeof(*out->v));
-		if (!out->v) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
+		out->v = xmalloc((in->n + 16) * sizeof(*out->v));
 		out->cap = in->n + 16;
 	}
 	pp_run(&pp, in->v, in->n, out, NULL, 0);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "print.h"
+#include "xalloc.h"
 
 /* Output goes through a local buffer: -p1 prints as much as it reads. */
 struct obuf {
@@ -624,12 +625,8 @@ static void decl(struct obuf *out, const struct decl *d)
 
 static struct obuf *ob_new(FILE *f)
 {
-	struct obuf *o = malloc(sizeof(*o));
+	struct obuf *o = xmalloc(sizeof(*o));
 
-	if (!o) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	o->f = f;
 	o->n = 0;
 	return o;

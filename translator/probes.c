@@ -15,6 +15,7 @@
 
 #include "print.h"
 #include "provider.h"
+#include "xalloc.h"
 
 #define MAX_ALIAS_DEPTH 32
 
@@ -437,11 +438,7 @@ static void mismatch(struct expand *x, const struct probe_point *pp)
 	for (int i = 0; providers[i]; i++)
 		for (int j = 0; providers[i]->patterns[j]; j++)
 			cap++;
-	names = calloc((size_t)cap + 1, sizeof(*names));
-	if (!names) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
+	names = xcalloc((size_t)cap + 1, sizeof(*names));
 	for (int i = 0; providers[i]; i++)
 		for (int j = 0; providers[i]->patterns[j]; j++) {
 			const char *p = providers[i]->patterns[j];

@@ -15,6 +15,7 @@
 
 #include "elab-internal.h"
 #include "provider.h"
+#include "xalloc.h"
 
 void elab_error(struct elab *e, const struct loc *l, const char *fmt, ...)
 {
@@ -282,14 +283,10 @@ static struct symbol *resolve_name(struct elab *e, const char *name,
 		return sym;
 	}
 	if (arity > 0) {
-		const char **names = calloc(e->globals.count + 1, sizeof(*names));
+		const char **names = xcalloc(e->globals.count + 1, sizeof(*names));
 		const char *sim;
 		int n = 0;
 
-		if (!names) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
 		for (struct symbol *g = e->prog->globals; g; g = g->next)
 			if ((size_t)n < e->globals.count)
 				names[n++] = g->name;
@@ -325,12 +322,8 @@ static void record_write(struct elab *e, struct symbol *sym,
 			for (int i = 0; i < fn->nwrites; i++)
 				if (fn->writes[i] == sym)
 					return;
-			fn->writes = realloc(fn->writes, (size_t)(fn->nwrites + 1) *
+			fn->writes = xrealloc(fn->writes, (size_t)(fn->nwrites + 1) *
 					     sizeof(*fn->writes));
-			if (!fn->writes) {
-				fputs("tapir: out of memory\n", stderr);
-				exit(2);
-			}
 			fn->writes[fn->nwrites++] = sym;
 		}
 	}
@@ -372,12 +365,8 @@ static void unresolved_function(struct elab *e, const struct expr *x,
 		return;
 	}
 	acc.cap = (int)(e->functions.count + e->idx->functions.count) + 16;
-	acc.v = calloc((size_t)acc.cap, sizeof(*acc.v));
+	acc.v = xcalloc((size_t)acc.cap, sizeof(*acc.v));
 	acc.n = 0;
-	if (!acc.v) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	strmap_each(&e->functions, function_names, &acc);
 	strmap_each(&e->idx->functions, function_names, &acc);
 	sim = similar_names(e->s, x->str, acc.v, acc.n);
@@ -393,11 +382,7 @@ static void push_work(struct elab *e, struct function *fn)
 {
 	if (e->nwork == e->capwork) {
 		e->capwork = e->capwork ? e->capwork * 2 : 32;
-		e->work = realloc(e->work, (size_t)e->capwork * sizeof(*e->work));
-		if (!e->work) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
+		e->work = xrealloc(e->work, (size_t)e->capwork * sizeof(*e->work));
 	}
 	e->work[e->nwork++] = fn;
 }
@@ -407,12 +392,8 @@ static void add_callee(struct function *caller, struct function *fn)
 	for (int i = 0; i < caller->ncallees; i++)
 		if (caller->callees[i] == fn)
 			return;
-	caller->callees = realloc(caller->callees, (size_t)(caller->ncallees + 1) *
+	caller->callees = xrealloc(caller->callees, (size_t)(caller->ncallees + 1) *
 				  sizeof(*caller->callees));
-	if (!caller->callees) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	caller->callees[caller->ncallees++] = fn;
 }
 
@@ -444,12 +425,8 @@ static void call_function(struct elab *e, struct expr *x)
 	if (e->niterating) {
 		struct call_check *c;
 
-		e->checks = realloc(e->checks, (size_t)(e->nchecks + 1) *
+		e->checks = xrealloc(e->checks, (size_t)(e->nchecks + 1) *
 				    sizeof(*e->checks));
-		if (!e->checks) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
 		c = &e->checks[e->nchecks++];
 		c->fn = fn;
 		c->narrays = e->niterating;
@@ -630,12 +607,8 @@ static void resolve_foreach(struct elab *e, struct stmt *st)
 	}
 	resolve_expr(e, fe->limit);
 	if (arr->kind != E_HIST) {
-		e->iterating = realloc(e->iterating, (size_t)(e->niterating + 1) *
+		e->iterating = xrealloc(e->iterating, (size_t)(e->niterating + 1) *
 				       sizeof(*e->iterating));
-		if (!e->iterating) {
-			fputs("tapir: out of memory\n", stderr);
-			exit(2);
-		}
 		e->iterating[e->niterating++] = arr->str;
 	}
 	e->loop_depth++;

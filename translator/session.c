@@ -8,15 +8,12 @@
 
 #include "session.h"
 #include "kconfig.h"
+#include "xalloc.h"
 
 struct session *session_new(void)
 {
-	struct session *s = calloc(1, sizeof(*s));
+	struct session *s = xcalloc(1, sizeof(*s));
 
-	if (!s) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	arena_init(&s->arena);
 	s->err = stderr;
 	s->max_errors = 50;
@@ -36,13 +33,9 @@ void session_free(struct session *s)
 
 void session_add_include(struct session *s, const char *dir)
 {
-	const char **v = realloc(s->include_dirs,
+	const char **v = xrealloc(s->include_dirs,
 				 sizeof(*v) * (size_t)(s->ninclude + 1));
 
-	if (!v) {
-		fputs("tapir: out of memory\n", stderr);
-		exit(2);
-	}
 	v[s->ninclude++] = dir;
 	s->include_dirs = v;
 }

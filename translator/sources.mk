@@ -4,6 +4,7 @@
 noinst_LIBRARIES += translator/libtapir.a
 translator_libtapir_a_SOURCES = \
 	translator/arena.c translator/arena.h \
+	translator/xalloc.c translator/xalloc.h \
 	translator/diag.c translator/diag.h \
 	translator/session.c translator/session.h \
 	translator/kconfig.c translator/kconfig.h \
