@@ -25,6 +25,7 @@ struct parser;
 /* One alternative spelling of a probe point while braces expand. */
 struct pp_alt {
 	struct pp_comp *comps;
+	int flags;		/* 1: ?, 2: ! written inside a brace group */
 	struct pp_alt *next;
 };
 
@@ -174,7 +175,7 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 %type <slist> stmts
 %type <plist> points point
 %type <comp> component
-%type <alts> pp_seq pp_elem pp_alts
+%type <alts> pp_seq pp_elem pp_alts pp_alt
 %type <chain> chain_step
 %type <chlist> chain
 %type <num> pretty point_flags type opt_type sort_opt
@@ -301,8 +302,8 @@ pp_elem
 	;
 
 pp_alts
-	: pp_seq
-	| pp_alts ',' pp_seq
+	: pp_alt
+	| pp_alts ',' pp_alt
 		{
 			$$ = $1;
 			if ($3.head) {
@@ -313,6 +314,17 @@ pp_alts
 				$$.tail = $3.tail;
 				$$.n += $3.n;
 			}
+		}
+	;
+
+/* kernel.{trace("a")!, trace("b")}: flags may follow an alternative */
+pp_alt
+	: pp_seq point_flags
+		{
+			$$ = $1;
+			for (struct pp_alt *a = $$.head; a; a = a->next)
+				if ($2 > a->flags)
+					a->flags = $2;
 		}
 	;
 
@@ -1470,6 +1482,7 @@ static struct pp_alts pp_product(struct parser *p, const struct pp_alts *a,
 
 			n->comps = copy_comps(p, x->comps,
 					      copy_comps(p, y->comps, NULL));
+			n->flags = x->flags > y->flags ? x->flags : y->flags;
 			if (v.tail)
 				v.tail->next = n;
 			else
@@ -1491,8 +1504,8 @@ static struct pp_list make_points(struct parser *p, const struct pp_alts *a,
 
 		pp->loc = x == a->head ? *l : x->comps->loc;
 		pp->comps = x->comps;
-		pp->optional = flags != 0;
-		pp->sufficient = flags == 2;
+		pp->optional = flags != 0 || x->flags != 0;
+		pp->sufficient = flags == 2 || x->flags == 2;
 		pp->cond = x == a->head ? cond : ast_clone_expr(p->s, cond);
 		if (v.tail)
 			v.tail->next = pp;

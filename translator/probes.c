@@ -274,8 +274,11 @@ static int match_aliases_globstar(struct expand *x, const struct probe_point *pp
 	return n;
 }
 
+/* whole: only aliases named by the whole point; else only those named by
+ * a prefix of it (the suffix form), longest first */
 static int match_aliases(struct expand *x, const struct probe_point *pp,
-			 struct part *parts, struct expr *cond, bool *matched)
+			 struct part *parts, struct expr *cond, bool whole,
+			 bool *matched)
 {
 	struct tapset_index *idx = x->e->idx;
 	int n = 0, len = ncomps(pp), best = 0;
@@ -283,13 +286,19 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 	const char *first = pp->comps->name;
 	bool wild = strpbrk(first, "*?[") != NULL;
 
-	if (has_globstar(pp))
+	if (has_globstar(pp)) {
+		if (!whole) {
+			*matched = false;
+			return 0;
+		}
 		return match_aliases_globstar(x, pp, parts, cond, matched);
+	}
 	*matched = false;
 	/* whole-name matches first; else the longest prefix (suffix form);
 	 * without a wildcard in the first component only aliases with that
 	 * first name can match */
-	for (int k = len; k > 0 && !*matched; k--) {
+	for (int k = whole ? len : len - 1; k > 0 && !*matched;
+	     k = whole ? 0 : k - 1) {
 		struct strmap_entry *it = NULL;
 
 		for (int i = 0; i < idx->naliases; i++) {
@@ -502,9 +511,14 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 
 	x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
 	x->tmpl.cond = cond;
-	total = match_aliases(x, pp, parts, cond, &matched);
+	/* an alias of the whole name, else a provider (timer.profile.tick
+	 * is the timer family's even when an alias timer.profile exists),
+	 * else an alias of a prefix with the rest as a suffix */
+	total = match_aliases(x, pp, parts, cond, true, &matched);
 	if (total >= 0 && !matched)
 		total = match_providers(x, pp, &matched);
+	if (total >= 0 && !matched)
+		total = match_aliases(x, pp, parts, cond, false, &matched);
 	x->tmpl = saved;
 	if (total < 0)
 		return -1;
