@@ -515,7 +515,14 @@ static enum vtype infer(struct elab *e, struct expr *x, enum vtype want)
 		t = infer_assign(e, x);
 		break;
 	case E_EMBEDDED:
-		t = want != TYPE_UNKNOWN ? want : TYPE_LONG;
+		/* a "string" or "long" pragma comment gives the type of
+		 * embedded code; else the context does */
+		if (strstr(x->str, "/* string */"))
+			t = TYPE_STRING;
+		else if (strstr(x->str, "/* long */"))
+			t = TYPE_LONG;
+		else
+			t = want != TYPE_UNKNOWN ? want : TYPE_LONG;
 		break;
 	case E_TARGET:
 	case E_CAST:
