@@ -335,7 +335,9 @@ static void expr_at(struct obuf *out, const struct expr *e, int min)
 		break;
 	case E_UNARY:
 		ob_str(out, ast_op_name(e->op));
+		/* keep -(-x), &(&x) and !(~x) from printing as --, && or !~ */
 		if (first_char(e->a) == ast_op_name(e->op)[0] ||
+		    (e->op == OP_NOT && first_char(e->a) == '~') ||
 		    prec(e->a) < PREC_UNARY)
 			ob_ch(out, ' ');
 		expr_at(out, e->a, PREC_UNARY);
