@@ -1,3 +1,4 @@
+#define _GNU_SOURCE	/* vasprintf */
 /* diag.c - "FILE:LINE:COL: kind: message", the source line, a caret. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,8 +157,20 @@ static void diag_print(struct session *s, const struct loc *l,
 	const struct expansion *e;
 	int n;
 
-	if (s->quiet)
+	if (s->quiet) {
+		/* kept, to explain a failure that the silence leads to */
+		if (!s->quiet_why && strcmp(kind, "warning") != 0) {
+			char *msg;
+
+			if (vasprintf(&msg, fmt, ap) >= 0) {
+				s->quiet_why = arena_strdup(&s->arena, msg);
+				free(msg);
+				if (l)
+					s->quiet_where = *l;
+			}
+		}
 		return;
+	}
 	/* after max_errors, count but stay quiet (the driver says so) */
 	if (s->max_errors > 0 && s->errors >= s->max_errors &&
 	    strcmp(kind, "warning") != 0)

@@ -476,6 +476,19 @@ static void mismatch(struct expand *x, const struct probe_point *pp)
 static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 			     struct part *parts, struct expr *cond);
 
+/* Every alternative of a point was optional and failed quietly: say why
+ * the first one failed. */
+static void why_alternatives_failed(struct elab *e)
+{
+	struct session *s = e->s;
+
+	if (!s->quiet_why)
+		return;
+	elab_note(e, s->quiet_where.file ? &s->quiet_where : NULL,
+		  "an optional alternative failed: %s", s->quiet_why);
+	s->quiet_why = NULL;
+}
+
 /* An optional point that fails for any reason is simply left out. */
 static int expand_point(struct expand *x, const struct probe_point *pp,
 			struct part *parts, struct expr *cond)
@@ -531,6 +544,7 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 	if (!total && any_match && !pp->optional && x->depth == 0) {
 		elab_error(x->e, &pp->loc, "probe point '%s' matches nothing",
 			   pp_text(s, pp));
+		why_alternatives_failed(x->e);
 		return -1;
 	}
 	return total;
@@ -574,6 +588,7 @@ void probes_expand(struct elab *e, const struct decl *d)
 		struct expand x;
 		int got;
 
+		e->s->quiet_why = NULL;
 		memset(&x, 0, sizeof(x));
 		x.e = e;
 		x.tmpl.decl = d;

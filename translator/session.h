@@ -21,6 +21,8 @@ struct session {
 	int errors, warnings;
 	int max_errors;			/* stop reporting after this many */
 	int quiet;			/* > 0: count diagnostics, print none */
+	const char *quiet_why;		/* the first message held back then */
+	struct loc quiet_where;
 	struct diag_buffer *dbuf;	/* set: hold diagnostics to sort them */
 
 	/* options */
