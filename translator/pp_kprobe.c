@@ -95,12 +95,12 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 		p->maxactive = maxactive;
 		count++;
 	}
-	if (!count && exported && !pp->optional) {
+	if (!count && exported) {
 		elab_error(e, &where->arg->loc, "no exported kernel function "
 			   "matches '%s'", pat);
 		return -1;
 	}
-	if (!count && !pp->optional) {
+	if (!count) {
 		const char *sim = similar_names(s, pat, syms, (int)n);
 
 		if (sim)
