@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tapir.h - the runtime API the generated C (pass 3) is written against.
+ *
+ * The generated file (tapir-main.c in the build folder) includes this
+ * header first, then the tapsets' top-level %{ %} blocks, then defines the
+ * script's globals, functions and probe handlers, and finally one
+ * `const struct tp_module tapir_module` that describes all of it. The
+ * runtime's own .c files (separate Kbuild objects in the same module) own
+ * module_init/module_exit, the per-CPU contexts, the session state, the
+ * print buffers, error reporting, probe registration (begin/end/error,
+ * timers, kprobes through kernel-core) and the transport to the loader.
+ *
+ * Execution model of one probe hit (tp_run_probe):
+ *   claim this CPU's context (busy: count a skipped probe, return)
+ *   -> check the session state (only `end`/`error` probes run while
+ *      stopping) -> take the probe's global locks (trylock, MAXTRYLOCK
+ *      tries, else skip) -> reset the action count, nesting, error
+ *   -> call probe->handler(c) -> release the locks -> report an error
+ *   -> flush this CPU's print buffer -> release the context.
+ * Handlers run with preemption disabled and never sleep.
+ */
+#ifndef TAPIR_RUNTIME_TAPIR_H
+#define TAPIR_RUNTIME_TAPIR_H
+
+#include "compat.h"
+#include "format.h"
+#include "stat.h"
+#include "map.h"
+
+#ifdef __KERNEL__
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/compiler.h>
+#endif
+
+/* ---- Limits (SystemTap's names and defaults; -D NAME=VAL overrides) ---- */
+#ifndef MAXSTRINGLEN
+#define MAXSTRINGLEN 512
+#endif
+#ifndef MAXACTION
+#define MAXACTION 1000
+#endif
+#ifndef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
+#endif
+#ifndef MAXNESTING
+#define MAXNESTING 10
+#endif
+#ifndef MAXMAPENTRIES
+#define MAXMAPENTRIES 2048
+#endif
+#ifndef MAXERRORS
+#define MAXERRORS 0
+#endif
+#ifndef MAXSKIPPED
+#define MAXSKIPPED 100
+#endif
+#ifndef MAXTRYLOCK
+#define MAXTRYLOCK 1000
+#endif
+#ifndef MINSTACKSPACE
+#define MINSTACKSPACE 1024
+#endif
+#ifndef MAXBACKTRACE
+#define MAXBACKTRACE 20
+#endif
+
+/* ---- The per-CPU probe context ---- */
+struct tp_probe;
+
+struct tp_context {
+	atomic_t busy;			/* claimed by a running handler */
+	const struct tp_probe *probe;	/* the running probe */
+	struct pt_regs *regs;		/* NULL: begin/end/error/timers */
+	unsigned long addr;		/* tapir_probe_addr() */
+	void *data;			/* kretprobe per-instance data */
+	long actions;			/* statements run, vs MAXACTION */
+	int nesting;			/* function call depth, vs MAXNESTING */
+	bool aborted;			/* abort(): stop, report nothing */
+	const char *last_error;		/* NULL: none; else error_buf or a
+					 * string literal */
+	const char *last_stmt;		/* "near" text: "operator '/' at
+					 * t.stp:3:11"; may be NULL */
+	char error_buf[MAXSTRINGLEN];
+	void *locals;			/* tapir_module.locals_size bytes of
+					 * this CPU (the generated frames) */
+	/* runtime-private below: the print buffer, the backtrace cache... */
+	void *rt;
+};
+
+/*
+ * tp_error - raise a runtime error: the first one of a hit wins (later
+ * calls do nothing), printf-style message into c->error_buf, then
+ * c->last_error points at it. The generated code checks c->last_error
+ * after anything that can fail and jumps out (or to a catch block).
+ */
+__printf(2, 3) void tp_error(struct tp_context *c, const char *fmt, ...);
+
+/* The context of the running handler on this CPU, or NULL. */
+struct tp_context *tp_current(void);
+
+/* ---- Global locks ---- */
+
+/*
+ * One per script global that probes touch. A probe lists the globals it
+ * uses (sorted by address, so lock order is global) with read or write
+ * intent; tp_run_probe takes them all before the body and drops them
+ * after. A statistics scalar that the probe only adds to (<<<) is taken
+ * for read: its cells are per CPU.
+ */
+struct tp_global_lock {
+	rwlock_t lock;
+};
+#define TP_GLOBAL_LOCK_INIT(name) { .lock = __RW_LOCK_UNLOCKED(name.lock) }
+
+struct tp_lock_use {
+	struct tp_global_lock *lock;
+	bool write;
+};
+
+/* ---- Probes ---- */
+
+enum tp_probe_kind {
+	TP_PROBE_BEGIN,
+	TP_PROBE_END,
+	TP_PROBE_ERROR,
+	TP_PROBE_TIMER,			/* timer.s/ms/us/ns/hz/jiffies */
+	TP_PROBE_PROFILE,		/* timer.profile */
+	TP_PROBE_KPROBE,		/* kprobe.function(...)[.return] */
+	TP_PROBE_NEVER,
+};
+
+struct tp_probe {
+	enum tp_probe_kind kind;
+	const char *pp;			/* pp(): `kprobe.function("x").return` */
+	const char *location;		/* "t.stp:3:1", for messages */
+	void (*handler)(struct tp_context *c);
+	const struct tp_lock_use *locks;
+	unsigned int nlocks;
+
+	/* TP_PROBE_BEGIN/END/ERROR */
+	s64 priority;			/* begin(-1): run in ascending order,
+					 * then in script order */
+
+	/* TP_PROBE_TIMER */
+	bool hrtimer;			/* .s/.ms/.us/.ns: hrtimer; .hz and
+					 * .jiffies: timer_list */
+	u64 interval;			/* nanoseconds (hrtimer) or jiffies */
+	u64 randomize;			/* same unit; 0: none */
+	bool hz;			/* interval is a frequency (timer.hz) */
+
+	/* TP_PROBE_KPROBE */
+	const char *symbol;
+	const char *module;		/* NULL: the kernel */
+	unsigned long offset;
+	bool is_return;
+	int maxactive;			/* 0: default (KRETACTIVE) */
+	bool optional;			/* `?`: failure to place is silent */
+};
+
+/* ---- The module, as the generated code describes it ---- */
+
+struct tp_module {
+	const char *script;		/* the script's file name, or "<input>" */
+	const struct tp_probe *probes;	/* every probe, any order */
+	unsigned int nprobes;
+	size_t locals_size;		/* bytes of per-CPU locals (frames) */
+	int (*init_globals)(void);	/* allocate maps and stats, set
+					 * initial values; 0 or -errno */
+	void (*free_globals)(void);
+};
+
+extern const struct tp_module tapir_module;
+
+/* ---- Printing (this CPU's print buffer, flushed at handler end) ---- */
+
+void tp_print_n(struct tp_context *c, const char *s, size_t n);
+void tp_print(struct tp_context *c, const char *s);
+void tp_print_long(struct tp_context *c, s64 v);	/* "%d" */
+/* printf with a translator-checked format; args as format.h. */
+void tp_printf(struct tp_context *c, const char *fmt,
+	       const struct tp_arg *args, int nargs);
+/* STAP_PRINTF: the kernel's printf format. */
+__printf(2, 3) void tp_kprintf(struct tp_context *c, const char *fmt, ...);
+/* print(@hist_log(s)) and friends: the chart, or nothing when empty. */
+void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
+		   const struct tp_stat_cell *cell);
+/* Send this CPU's buffer to the transport now (log(), handler end). */
+void tp_print_flush(struct tp_context *c);
+
+/* ---- Strings: every string is a char[MAXSTRINGLEN], NUL-terminated ---- */
+
+/* Copy/append, cutting at MAXSTRINGLEN - 1 bytes. */
+void tp_str_copy(char *dst, const char *src);
+void tp_str_cat(char *dst, const char *src);
+/* sprintf() into a string value. */
+void tp_sprintf_str(struct tp_context *c, char *dst, const char *fmt,
+		    const struct tp_arg *args, int nargs);
+/* sprint of a long ("%d") into a string value. */
+void tp_str_long(char *dst, s64 v);
+
+/* ---- The tapsets' runtime API: see tapsets/README.md ---- */
+
+const char *tapir_probe_point(void);
+unsigned long tapir_probe_addr(void);
+int tapir_is_return(void);
+struct pt_regs *tapir_regs(void);
+long tapir_target_pid(void);
+void tapir_request_exit(void);
+void tapir_abort(void);
+void tapir_warn(const char *msg);
+void tapir_log(const char *msg);
+int tapir_symname(unsigned long addr, char *buf, size_t n);
+int tapir_symdata(unsigned long addr, char *buf, size_t n);
+unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);
+
+#endif /* TAPIR_RUNTIME_TAPIR_H */

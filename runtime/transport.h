@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * transport.h - between the runtime core (contexts, probes, session) and
+ * the transport (per-CPU relay channels for the script's output, the
+ * control channel to the loader). The wire format the loader sees is in
+ * transport-proto.h, shared with runtime/loader/tapir-run.c.
+ *
+ * Lifecycle, as the loader drives it:
+ *   insmod (finit_module, with var=val parameters)
+ *     module_init: tp_transport_init() creates the channels (debugfs,
+ *     procfs fallback); the core allocates contexts and globals.
+ *   loader opens the files and sends START
+ *     -> tp_session_start() (process context): registers the probes and
+ *        runs the begin probes; its status goes back to the loader.
+ *   exit() in a probe, MAXERRORS reached, or the loader's SIGINT/SIGTERM
+ *     -> tp_transport_request_exit() tells the loader (from any context:
+ *        deferred with irq_work), the loader sends STOP
+ *     -> tp_session_stop() (process context): unregisters the probes,
+ *        waits for running handlers, runs the end probes, reports
+ *        "WARNING: Number of errors: ..." and flushes; the transport then
+ *        tells the loader it is done, the loader drains the relay files
+ *        and removes the module.
+ */
+#ifndef TAPIR_RUNTIME_TRANSPORT_H
+#define TAPIR_RUNTIME_TRANSPORT_H
+
+#include "compat.h"
+
+/* Implemented by the transport (runtime/transport.c). */
+int tp_transport_init(const char *module_name);
+void tp_transport_exit(void);
+/*
+ * Script output from this CPU (preemption disabled, any context but NMI
+ * is fine; in NMI the bytes are counted as lost). Either all of @len goes
+ * or none: returns 0 or -ENOSPC, and lost bytes are counted and reported
+ * at exit ("WARNING: There were N transport failures" as stap words it).
+ */
+int tp_transport_write(const char *buf, size_t len);
+/* A line for the loader's standard error ("ERROR: ...", "WARNING: ..."),
+ * in order with other such lines. Any context. */
+void tp_transport_stderr(const char *text, size_t len);
+/* The script wants to stop (exit(), error limit). Any context. */
+void tp_transport_request_exit(void);
+/* The pid the loader was given (-x) or started (-c); 0 if none. */
+long tp_transport_target_pid(void);
+
+/* Implemented by the runtime core (runtime/session.c), called by the
+ * transport in the loader's process context. */
+int tp_session_start(void);
+void tp_session_stop(void);
+
+#endif /* TAPIR_RUNTIME_TRANSPORT_H */
