@@ -19,3 +19,8 @@ check-build: tools/tapir-build
 	  $(SHELL) $(srcdir)/testsuite/build/run
 .PHONY: check-build
 check-local: tools/tapir-build
+
+# Passes 4 and 5 for the driver (translator/run.c): build through
+# build_module(), run through the loader on the host or in a guest.
+translator_libtapir_a_SOURCES += translator/run.c translator/run.h
+translator_libtapir_a_CPPFLAGS += -DTAPIR_BINDIR='"$(bindir)"'
