@@ -75,7 +75,13 @@ struct tp_context {
 	struct pt_regs *regs;		/* NULL: begin/end/error/timers */
 	unsigned long addr;		/* tapir_probe_addr() */
 	void *data;			/* kretprobe per-instance data */
-	long actions;			/* statements run, vs MAXACTION */
+	long actions;			/* statements run: tp_run_probe sets 0 */
+	long max_actions;		/* this hit's budget: the generated code
+					 * raises "MAXACTION exceeded" once
+					 * actions > max_actions. stap 4.8 runs
+					 * every probe "interruptible" and so
+					 * gives each MAXACTION_INTERRUPTIBLE;
+					 * tp_run_probe sets that. */
 	int nesting;			/* function call depth, vs MAXNESTING */
 	bool aborted;			/* abort(): stop, report nothing */
 	const char *last_error;		/* NULL: none; else error_buf or a
