@@ -86,9 +86,12 @@ typedef int (*kcore_entry_fn)(struct kcore_probe *p, struct pt_regs *regs,
 
 /*
  * Post-handler: runs after the probed instruction was executed (single
- * stepped or emulated). flags is the kernel's (currently always 0). A
- * post-handler keeps the kernel from optimizing the probe into a jump,
- * so only set it when the script needs it.
+ * stepped or emulated), with the instruction pointer after it. flags is
+ * always 0. A post-handler keeps the kernel from optimizing the probe
+ * into a jump and makes registration slower, so only set it when the
+ * script needs it. At an ftrace site (a function's entry on kernels with
+ * KPROBES_ON_FTRACE) the core calls it right after this probe's entry
+ * handler.
  */
 typedef void (*kcore_post_fn)(struct kcore_probe *p, struct pt_regs *regs,
 			      unsigned long flags);
@@ -139,6 +142,8 @@ struct kcore_probe {
 
 	/* Private to the core. */
 	bool registered;
+	bool fresh;		/* registered by the running kcore_register() */
+	bool post_emulated;	/* at an ftrace site: the core calls post */
 	char *modsym;		/* "module:symbol" while registered */
 	struct kretprobe krp;	/* krp.kp is the kprobe of every kind */
 };
@@ -234,8 +239,10 @@ static inline unsigned long kcore_return_value(struct pt_regs *regs)
 }
 
 /*
- * In a kretprobe's entry or return handler: the address the probed
- * function returns to (its caller), from the handler's data pointer.
+ * In a kretprobe's return handler: the address the probed function
+ * returns to (in its caller), from the handler's data pointer. (In the
+ * entry handler the return address is still where the ABI puts it: on
+ * x86_64 at regs->sp, on arm64 in the link register.)
  */
 unsigned long kcore_ret_addr(void *data);
 
