@@ -219,18 +219,22 @@ static void kcore_release(struct kcore_probe *p)
 	p->modsym = NULL;
 }
 
-/* SystemTap's wording, so that scripts' expected output carries over. */
+/*
+ * SystemTap's wording, so that scripts' expected output carries over; and
+ * like SystemTap, quiet for optional probes and for probes in modules
+ * (the module may simply not be loaded).
+ */
 static void kcore_refused(const struct kcore_probe *p)
 {
 	const char *name = p->name ? p->name : "(unnamed)";
 
 	if (p->flags & KCORE_OPTIONAL)
 		return;
+	if (p->symbol && p->module && strcmp(p->module, "kernel"))
+		return;
 	if (p->symbol)
-		kcore_warn("probe %s (%s%s%s+%lu) registration error [man warning::pass5] (rc %d)",
-			   name, p->modsym ? p->module : "",
-			   p->modsym ? ":" : "", p->symbol, p->offset,
-			   p->error);
+		kcore_warn("probe %s (%s+%lu) registration error [man warning::pass5] (rc %d)",
+			   name, p->symbol, p->offset, p->error);
 	else
 		kcore_warn("probe %s (address 0x%lx) registration error [man warning::pass5] (rc %d)",
 			   name, p->addr + p->offset, p->error);

@@ -23,7 +23,9 @@
  * A probe that cannot be placed (unknown symbol, blacklisted, not kernel
  * text, not an instruction boundary, module not loaded) is refused with a
  * warning naming its probe point, in SystemTap's words, and the others
- * keep running; with KCORE_ALL_OR_NOTHING any failure undoes the batch.
+ * keep running; as in SystemTap, probes marked optional and probes in
+ * modules are refused quietly. With KCORE_ALL_OR_NOTHING any failure
+ * undoes the batch.
  *
  * Calling context
  *   kcore_register(), kcore_unregister(), kcore_enable(), kcore_disable()
@@ -108,8 +110,9 @@ typedef void (*kcore_return_fn)(struct kcore_probe *p, struct pt_regs *regs,
 struct kcore_probe {
 	/* Set by the caller. */
 	const char *symbol;	/* "vfs_read"; NULL: addr is the address */
-	const char *module;	/* NULL: vmlinux; else a loaded module's
-				 * name (symbol is looked up in it) */
+	const char *module;	/* NULL or "kernel": vmlinux; else a loaded
+				 * module's name (symbol is looked up in
+				 * it; ignored for addr) */
 	unsigned long offset;	/* bytes after symbol (or addr) */
 	unsigned long addr;	/* with symbol NULL: the address */
 	unsigned int kind;	/* KCORE_KPROBE, KCORE_KRETPROBE,
@@ -151,20 +154,24 @@ struct kcore_probe {
 /*
  * Install the function that receives the core's warnings (refused
  * probes). msg is one line without "WARNING: " and without a newline,
- * e.g. 'probe kprobe.function("notify_die") (notify_die+0x0)
- * registration error [man warning::pass5] (rc -22)'. It is called from
+ * SystemTap's: 'probe kprobe.function("notify_die") (notify_die+0)
+ * registration error [man warning::pass5] (rc -22)', or for an address
+ * 'probe NAME (address 0xffffffff81234567) registration error [man
+ * warning::pass5] (rc -22)'. Not for KCORE_OPTIONAL probes nor for
+ * symbols in a module (module set and not "kernel"). It is called from
  * kcore_register() in process context, so it may sleep. NULL (the
  * default) logs with pr_warn().
  */
 void kcore_set_warn(void (*warn)(const char *msg));
 
 /*
- * Register n probes. Probes already registered are left alone; probes
- * that cannot be placed get p->error set and a warning (unless
- * KCORE_OPTIONAL) and are skipped. Returns how many probes this call
- * registered, or -errno: with KCORE_ALL_OR_NOTHING the first failure's
- * error after unregistering every probe this call had registered.
- * Process context only.
+ * Register n probes (NULL entries are skipped). Probes already registered
+ * are left alone; probes that cannot be placed get p->error set and a
+ * warning (see kcore_set_warn()) and are skipped. Returns how many probes
+ * this call registered, or -errno: with KCORE_ALL_OR_NOTHING the first
+ * failure's error (KCORE_OPTIONAL probes do not count as failures) after
+ * unregistering every probe this call had registered. Process context
+ * only; may take a while (the kernel waits for RCU on some paths).
  */
 int kcore_register(struct kcore_probe **probes, unsigned int n,
 		   unsigned int flags);

@@ -808,7 +808,7 @@ static void kst_jprobes(void)
 /* refused probes warn with their probe point; the others keep running */
 static void kst_refused(void)
 {
-#define KST_NREF 8
+#define KST_NREF 9
 	static struct kst_counts c;
 	static struct kcore_probe p[KST_NREF];
 	struct kcore_probe *v[KST_NREF];
@@ -836,6 +836,9 @@ static void kst_refused(void)
 	p[6].data_size = KRETPROBE_MAX_DATA_SIZE + 1;
 	kst_kprobe(&p[7], "kprobe.function(\"atomic_notifier_call_chain\")",
 		   "atomic_notifier_call_chain", &c);
+	kst_kprobe(&p[8], "kprobe.module(\"" KST_MOD "\").function(\"kst_nope\")",
+		   "kst_nope", &c);
+	p[8].module = KST_MOD;
 
 	kst_clear_warns();
 	n = kcore_register(v, KST_NREF, 0);
@@ -862,9 +865,10 @@ static void kst_refused(void)
 		  "error %d, warned %d", p[4].error, w_offset);
 	kst_check("refused-data-too-big", p[6].error == -E2BIG && w_big,
 		  "error %d, warned %d", p[6].error, w_big);
-	kst_check("refused-optional-quiet", p[5].error == -ENOENT &&
-		  kst_nwarns == 6,
-		  "error %d, %d warnings (want 6)", p[5].error, kst_nwarns);
+	kst_check("refused-optional-and-module-quiet", p[5].error == -ENOENT &&
+		  p[8].error == -ENOENT && kst_nwarns == 6,
+		  "errors %d %d, %d warnings (want 6)", p[5].error, p[8].error,
+		  kst_nwarns);
 	kst_check("refused-others-run", n == 1 && p[0].registered &&
 		  atomic_read(&c.entry) == 1,
 		  "registered %d, the good probe hit %d times", n,
