@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * core.h - private to the runtime core's .c files (context.c, session.c,
+ * print.c, timer.c, kprobes.c, tapset-api.c): the session state, the
+ * counters reported at exit, the runtime-private part of a context and
+ * the entry point every probe kind calls, tp_run_probe(). The generated
+ * code never includes this; its API is tapir.h.
+ *
+ * Session states follow SystemTap's: STARTING while the begin probes run,
+ * RUNNING, then STOPPING after exit() (end probes run) or ERROR after
+ * MAXERRORS / MAXSKIPPED (error probes run instead of end probes), and
+ * STOPPED once the session is over. A probe runs only in the state its
+ * kind wants: begin in STARTING, end in STOPPING, error in ERROR, all
+ * others in RUNNING.
+ */
+#ifndef TAPIR_RUNTIME_CORE_H
+#define TAPIR_RUNTIME_CORE_H
+
+#include "tapir.h"
+
+#include <linux/atomic.h>
+#include <linux/kallsyms.h>
+
+enum tp_state {
+	TP_STATE_STARTING,
+	TP_STATE_RUNNING,
+	TP_STATE_ERROR,
+	TP_STATE_STOPPING,
+	TP_STATE_STOPPED,
+};
+
+extern atomic_t tp_state;
+
+/* What the final "WARNING: Number of errors: N, skipped probes: M" and
+ * the lines after it report. */
+struct tp_counters {
+	atomic_t errors;		/* runtime errors reported (or, with
+					 * STAP_SUPPRESS_HANDLER_ERRORS,
+					 * suppressed) */
+	atomic_t skipped;		/* skipped probes, vs MAXSKIPPED: low
+					 * stack, lock timeouts, kprobe misses */
+	atomic_t reentrant;		/* skipped: this CPU's context was busy
+					 * (stap -t's "Skipped due to
+					 * reentrancy"; not vs MAXSKIPPED) */
+	atomic_t print_cut;		/* one print bigger than the buffer */
+};
+
+extern struct tp_counters tp_count;
+
+/* Microseconds between tries of a global's lock (stap's TRYLOCKDELAY). */
+#ifndef TRYLOCKDELAY
+#define TRYLOCKDELAY 10
+#endif
+
+/* One CPU's print buffer: flushed at handler end, or when full. */
+#ifndef TP_PRINT_BUFSIZE
+#define TP_PRINT_BUFSIZE 8192
+#endif
+
+/* Frames walked for a backtrace: the runtime's and kprobes' own frames
+ * come first and are dropped. */
+#define TP_BT_WALK (MAXBACKTRACE + 48)
+
+/* "ERROR: <msg> near <stmt>\n" and "WARNING: <msg>\n" lines. */
+#define TP_MSG_SIZE (MAXSTRINGLEN + 512)
+
+/* The runtime-private part of a context (c->rt). */
+struct tp_rt {
+	size_t print_len;		/* bytes in print_buf */
+	u64 fault_addr;			/* %m's unreadable address */
+	bool fault;
+	bool bt_done;			/* bt[] holds this hit's backtrace */
+	unsigned int bt_n;
+	unsigned long bt[TP_BT_WALK];
+	char msg[TP_MSG_SIZE];
+	char str[MAXSTRINGLEN];		/* sprintf() before the copy out */
+	char sym[KSYM_SYMBOL_LEN];
+	char print_buf[TP_PRINT_BUFSIZE];
+};
+
+static inline struct tp_rt *tp_rt(const struct tp_context *c)
+{
+	return c->rt;
+}
+
+/* ---- context.c ---- */
+int tp_contexts_alloc(size_t locals_size);
+void tp_contexts_free(void);
+/* Wait (process context) until no CPU runs a handler. */
+void tp_contexts_wait(void);
+/*
+ * Run @p's handler on this CPU, in any context (NMI too): the execution
+ * model in tapir.h. @regs/@addr/@data become c->regs, c->addr, c->data.
+ */
+void tp_run_probe(const struct tp_probe *p, struct pt_regs *regs,
+		  unsigned long addr, void *data);
+
+/* ---- session.c ---- */
+/* exit(): STARTING/RUNNING -> STOPPING, and tell the loader. */
+void tp_request_exit(void);
+/* A runtime-internal error, not counted: @line ("ERROR: ...\n") goes to
+ * the loader once and the session goes to ERROR (from RUNNING or
+ * STARTING) and ends. Any context. */
+void tp_fatal(const char *line);
+/* Send "<prefix><text>\n" to the loader's stderr through @buf (@size
+ * bytes): the newline only when @text lacks one. */
+void tp_stderr_line(char *buf, size_t size, const char *prefix,
+		    const char *text, const char *near);
+
+/* ---- print.c ---- */
+void tp_print_reset(struct tp_context *c);
+
+/* ---- timer.c ---- */
+int tp_timers_init(void);		/* module init: allocation */
+int tp_timers_start(const char **failed); /* session start */
+void tp_timers_stop(void);		/* session stop: no callback runs
+					 * afterwards */
+void tp_timers_free(void);
+
+/* ---- kprobes.c ---- */
+int tp_kprobes_init(void);
+int tp_kprobes_start(void);
+void tp_kprobes_stop(void);		/* adds the misses to skipped */
+void tp_kprobes_free(void);
+
+#endif /* TAPIR_RUNTIME_CORE_H */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * session.c - the module's life: module_init/module_exit, and the
+ * session the loader drives through the transport (transport.h):
+ *
+ *   load     contexts, timers and kprobes allocated, globals initialized,
+ *            transport up; state STARTING
+ *   START    tp_session_start(): the begin probes run (ascending
+ *            priority, then script order), then timers and kprobes are
+ *            placed; state RUNNING (unless a begin probe ended the run)
+ *   exit()   state STOPPING (MAXERRORS, MAXSKIPPED: ERROR); the loader
+ *            is asked to stop
+ *   STOP     tp_session_stop(): every probe removed and running handlers
+ *            waited for, then the end probes run (state STOPPING) or,
+ *            after an error-triggered stop, the error probes (ERROR);
+ *            "WARNING: Number of errors: N, skipped probes: M" when
+ *            either is non-zero; state STOPPED
+ *   unload   a session not stopped yet is stopped first.
+ *
+ * These are SystemTap's semantics (stapprobes(3stap), BEGIN/END/ERROR:
+ * "In the case of an error-triggered shutdown, end probes are not run").
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "core.h"
+#include "transport.h"
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Tapir probe module");
+
+atomic_t tp_state = ATOMIC_INIT(TP_STATE_STOPPED);
+
+static DEFINE_MUTEX(tp_session_mutex);
+static bool tp_started;
+/* Messages from process context (under tp_session_mutex). */
+static char tp_session_msg[TP_MSG_SIZE];
+
+void tp_stderr_line(char *buf, size_t size, const char *prefix,
+		    const char *text, const char *near)
+{
+	int n;
+
+	if (near)
+		n = scnprintf(buf, size, "%s%s near %s", prefix, text, near);
+	else
+		n = scnprintf(buf, size, "%s%s", prefix, text);
+	if (n == 0 || buf[n - 1] != '\n') {
+		if ((size_t)n + 1 >= size)
+			n = (int)size - 2;
+		buf[n++] = '\n';
+		buf[n] = '\0';
+	}
+	tp_transport_stderr(buf, n);
+}
+
+void tp_request_exit(void)
+{
+	if (atomic_cmpxchg(&tp_state, TP_STATE_RUNNING, TP_STATE_STOPPING) !=
+	    TP_STATE_RUNNING)
+		atomic_cmpxchg(&tp_state, TP_STATE_STARTING, TP_STATE_STOPPING);
+	tp_transport_request_exit();
+}
+
+void tp_fatal(const char *line)
+{
+	int old = atomic_cmpxchg(&tp_state, TP_STATE_RUNNING, TP_STATE_ERROR);
+
+	if (old == TP_STATE_STARTING)
+		old = atomic_cmpxchg(&tp_state, TP_STATE_STARTING, TP_STATE_ERROR);
+	if (old != TP_STATE_RUNNING && old != TP_STATE_STARTING)
+		return;		/* said once; the session is ending anyway */
+	tp_transport_stderr(line, strlen(line));
+	tp_transport_request_exit();
+}
+
+/*
+ * Run the probes of @kind in ascending priority, ties in script order
+ * (the order of tapir_module.probes). Each checks the session state
+ * itself, so an error in one keeps the rest of its kind from running.
+ */
+static void tp_run_ordered(enum tp_probe_kind kind)
+{
+	const struct tp_probe *v = tapir_module.probes;
+	unsigned int n = tapir_module.nprobes, i;
+	const struct tp_probe *last = NULL;
+
+	for (;;) {
+		const struct tp_probe *next = NULL;
+
+		for (i = 0; i < n; i++) {
+			const struct tp_probe *p = &v[i];
+
+			if (p->kind != kind)
+				continue;
+			if (last && (p->priority < last->priority ||
+				     (p->priority == last->priority && p <= last)))
+				continue;
+			if (!next || p->priority < next->priority)
+				next = p;
+		}
+		if (!next)
+			return;
+		tp_run_probe(next, NULL, 0, NULL);
+		last = next;
+	}
+}
+
+int tp_session_start(void)
+{
+	const char *failed = NULL;
+	int rc;
+
+	mutex_lock(&tp_session_mutex);
+	if (tp_started || atomic_read(&tp_state) != TP_STATE_STARTING) {
+		mutex_unlock(&tp_session_mutex);
+		return -EBUSY;
+	}
+	tp_started = true;
+
+	tp_run_ordered(TP_PROBE_BEGIN);
+
+	rc = tp_timers_start(&failed);
+	if (rc == 0)
+		rc = tp_kprobes_start();
+	if (rc) {
+		/* As stap when a probe cannot be placed: say which, undo,
+		 * run the error probes; the run is over. */
+		scnprintf(tp_session_msg, sizeof(tp_session_msg),
+			  "ERROR: probe %s registration error [man warning::pass5] (rc %d)\n",
+			  failed ? failed : "?", rc);
+		tp_transport_stderr(tp_session_msg, strlen(tp_session_msg));
+		atomic_set(&tp_state, TP_STATE_ERROR);
+		tp_timers_stop();
+		tp_kprobes_stop();
+		synchronize_rcu();
+		tp_contexts_wait();
+		tp_run_ordered(TP_PROBE_ERROR);
+		atomic_set(&tp_state, TP_STATE_STOPPED);
+		mutex_unlock(&tp_session_mutex);
+		return rc;
+	}
+	atomic_cmpxchg(&tp_state, TP_STATE_STARTING, TP_STATE_RUNNING);
+	mutex_unlock(&tp_session_mutex);
+	return 0;
+}
+
+static __printf(1, 2) void tp_warnf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vscnprintf(tp_session_msg, sizeof(tp_session_msg), fmt, ap);
+	va_end(ap);
+	tp_transport_stderr(tp_session_msg, n);
+}
+
+void tp_session_stop(void)
+{
+	int errors, skipped, reentrant, cut;
+
+	mutex_lock(&tp_session_mutex);
+	if (atomic_read(&tp_state) == TP_STATE_STOPPED) {
+		mutex_unlock(&tp_session_mutex);
+		return;
+	}
+	if (!tp_started) {
+		/* Never started: no probe ran, none to remove. */
+		atomic_set(&tp_state, TP_STATE_STOPPED);
+		mutex_unlock(&tp_session_mutex);
+		return;
+	}
+	atomic_cmpxchg(&tp_state, TP_STATE_RUNNING, TP_STATE_STOPPING);
+
+	/* No handler starts or runs past this. */
+	tp_timers_stop();
+	tp_kprobes_stop();
+	synchronize_rcu();
+	tp_contexts_wait();
+
+	tp_run_ordered(TP_PROBE_END);
+	tp_run_ordered(TP_PROBE_ERROR);
+
+	errors = atomic_read(&tp_count.errors);
+	skipped = atomic_read(&tp_count.skipped);
+	reentrant = atomic_read(&tp_count.reentrant);
+	cut = atomic_read(&tp_count.print_cut);
+#ifndef STP_TIMING
+	/* As stap without -t: probes skipped because this CPU was already
+	 * running a handler (an interrupt during a handler) are counted but
+	 * neither reported nor counted toward MAXSKIPPED. */
+	reentrant = 0;
+#endif
+	if (errors || skipped || reentrant)
+		tp_warnf("WARNING: Number of errors: %d, skipped probes: %d\n",
+			 errors, skipped);
+	if (reentrant)
+		tp_warnf("WARNING: Skipped due to reentrancy: %d\n", reentrant);
+	if (cut)
+		tp_warnf("WARNING: Output of %d print calls was cut at %d bytes\n",
+			 cut, TP_PRINT_BUFSIZE);
+
+	atomic_set(&tp_state, TP_STATE_STOPPED);
+	mutex_unlock(&tp_session_mutex);
+}
+
+static void tp_free_all(void)
+{
+	tp_kprobes_free();
+	tp_timers_free();
+	tp_contexts_free();
+}
+
+static int __init tp_module_init(void)
+{
+	int rc;
+
+	rc = tp_contexts_alloc(tapir_module.locals_size);
+	if (rc)
+		return rc;
+	rc = tp_timers_init();
+	if (rc == 0)
+		rc = tp_kprobes_init();
+	if (rc)
+		goto fail;
+	if (tapir_module.init_globals) {
+		rc = tapir_module.init_globals();
+		if (rc) {
+			pr_err("cannot initialize the script's globals (%d)\n", rc);
+			goto fail;
+		}
+	}
+	rc = tp_transport_init(module_name(THIS_MODULE));
+	if (rc) {
+		pr_err("cannot set up the transport (%d)\n", rc);
+		goto fail_globals;
+	}
+	atomic_set(&tp_state, TP_STATE_STARTING);
+	return 0;
+
+fail_globals:
+	if (tapir_module.free_globals)
+		tapir_module.free_globals();
+fail:
+	tp_free_all();
+	return rc;
+}
+
+static void __exit tp_module_exit(void)
+{
+	tp_session_stop();
+	tp_transport_exit();
+	if (tapir_module.free_globals)
+		tapir_module.free_globals();
+	tp_free_all();
+}
+
+module_init(tp_module_init);
+module_exit(tp_module_exit);
