@@ -645,6 +645,7 @@ static void kst_kretprobe_data(void)
 /* maxactive 1 and four sleeping callers: misses are counted */
 struct kst_sleeper {
 	struct completion go, done;
+	long ms;
 };
 
 static int kst_sleeper_fn(void *arg)
@@ -652,7 +653,7 @@ static int kst_sleeper_fn(void *arg)
 	struct kst_sleeper *s = arg;
 
 	wait_for_completion(&s->go);
-	kst_sleep_fn(100);
+	kst_sleep_fn(s->ms);
 	complete(&s->done);
 	return 0;
 }
@@ -677,6 +678,7 @@ static void kst_maxactive(void)
 	for (i = 0; i < KST_NSLEEPERS; i++) {
 		init_completion(&s[i].go);
 		init_completion(&s[i].done);
+		s[i].ms = 100;
 		t = kthread_run(kst_sleeper_fn, &s[i], "kst_sleeper/%d", i);
 		if (IS_ERR(t))
 			break;
@@ -698,6 +700,45 @@ static void kst_maxactive(void)
 		  "registered %d, threads %d, entries %d, returns %d, nmissed_ret %lu (after unregister %lu)",
 		  n, started, atomic_read(&c.entry), atomic_read(&c.ret),
 		  miss_ret, p.nmissed_ret);
+}
+
+/* a call in flight when its kretprobe goes: its return handler never runs */
+static void kst_pending_return(void)
+{
+	static struct kst_counts c;
+	static struct kcore_probe p;
+	static struct kst_sleeper s;
+	struct kcore_probe *v[] = { &p };
+	struct task_struct *t;
+	int n, i, entered;
+	bool early;
+
+	kst_reset(&c);
+	kst_kretprobe(&p, "kernel.function(\"kst_sleep_fn\").return pending",
+		      "kst_sleep_fn", &c);
+	n = kcore_register(v, 1, 0);
+	init_completion(&s.go);
+	init_completion(&s.done);
+	s.ms = 1000;
+	t = kthread_run(kst_sleeper_fn, &s, "kst_pending");
+	if (IS_ERR(t)) {
+		kcore_unregister(v, 1);
+		kst_check("kretprobe-pending-at-unregister", false,
+			  "no thread: %ld", PTR_ERR(t));
+		return;
+	}
+	complete(&s.go);
+	for (i = 0; i < 100 && !atomic_read(&c.entry); i++)
+		msleep(5);
+	entered = atomic_read(&c.entry);
+	kcore_unregister(v, 1);		/* the thread still sleeps inside */
+	early = completion_done(&s.done);
+	wait_for_completion(&s.done);
+	/* unregistration took less than the sleep? else this proves nothing */
+	kst_check("kretprobe-pending-at-unregister",
+		  n == 1 && entered == 1 && atomic_read(&c.ret) == 0 && !early,
+		  "registered %d, entered %d, returns %d, returned before unregistration %d",
+		  n, entered, atomic_read(&c.ret), early);
 }
 
 /* a probe hit inside another probe's handler is dropped and counted */
@@ -1020,6 +1061,7 @@ static int __init kst_init(void)
 	kst_post_joins();
 	kst_kretprobe_data();
 	kst_maxactive();
+	kst_pending_return();
 	kst_recursion();
 	kst_jprobes();
 	kst_refused();
