@@ -287,6 +287,7 @@ static int kcore_register_one(struct kcore_probe *p)
 	if (ret) {
 		kcore_refused(p);
 		kcore_release(p);
+		p->krp.kp.addr = NULL;	/* the kernel may have set it */
 		return ret;
 	}
 	p->nmissed = 0;
@@ -375,6 +376,7 @@ static void kcore_unregister_some(struct kcore_probe **probes, unsigned int n,
 		if (!kcore_pick(p, p && p->kind == KCORE_KRETPROBE, only_fresh))
 			continue;
 		kcore_missed(p, &p->nmissed, &p->nmissed_ret);
+		p->krp.kp.addr = NULL;
 		p->registered = false;
 		p->fresh = false;
 		kcore_release(p);

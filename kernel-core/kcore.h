@@ -202,12 +202,13 @@ void kcore_missed(const struct kcore_probe *p, unsigned long *nmissed,
 
 /*
  * The address the probe was placed at (symbol resolved, offset added; on
- * IBT kernels past the ENDBR), or 0 when it is not registered. Report this
- * rather than regs->ip, which is one byte further on x86.
+ * IBT kernels past the ENDBR), or 0 when it is not registered. Valid in
+ * every handler, including hits while kcore_register() is still running.
+ * Report this rather than regs->ip, which is one byte further on x86.
  */
 static inline unsigned long kcore_probe_addr(const struct kcore_probe *p)
 {
-	return p->registered ? (unsigned long)p->krp.kp.addr : 0;
+	return (unsigned long)READ_ONCE(p->krp.kp.addr);
 }
 
 /*
