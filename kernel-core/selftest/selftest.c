@@ -642,7 +642,7 @@ static void kst_kretprobe_data(void)
 	kcore_unregister(v, 1);
 }
 
-/* maxactive 1 and four sleeping callers: misses are counted */
+/* maxactive 1 and four callers sleeping 300 ms at once: misses are counted */
 struct kst_sleeper {
 	struct completion go, done;
 	long ms;
@@ -678,7 +678,7 @@ static void kst_maxactive(void)
 	for (i = 0; i < KST_NSLEEPERS; i++) {
 		init_completion(&s[i].go);
 		init_completion(&s[i].done);
-		s[i].ms = 100;
+		s[i].ms = 300;
 		t = kthread_run(kst_sleeper_fn, &s[i], "kst_sleeper/%d", i);
 		if (IS_ERR(t))
 			break;
