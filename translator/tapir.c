@@ -7,22 +7,95 @@
  *                the script back in canonical form, print.c)
  *   2 elaborate  tapset.c, probes.c + pp_*.c, resolve.c, types.c,
  *                optimize.c -> elab.h   (-p2 prints the program, dump.c)
- *   3 translate  emit C for the runtime and kernel-core          (planned)
- *   4 build      kbuild against the target kernel, cache         (planned)
- *   5 run        load and stream output, host or --vm guest      (planned)
+ *   3 translate  emit*.c -> C for runtime/tapir.h  (-p3 prints it)
+ *   4 build      build.c: kbuild against the target kernel, module cache
+ *                (-p4 prints the module's path)
+ *   5 run        run.c: the loader tapir-run on this machine, or in a qemu
+ *                guest with --vm
  *
  * Everything a pass needs travels in one struct session.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "elab.h"
+#include "emit.h"
 #include "parse.h"
 #include "print.h"
+#include "run.h"
 #include "session.h"
+#include "xalloc.h"
+
+/* A growable NULL-terminated list of option values. */
+struct strlist {
+	const char **v;
+	size_t n;
+};
+
+static void strlist_add(struct strlist *l, const char *str)
+{
+	l->v = xrealloc(l->v, (l->n + 2) * sizeof(*l->v));
+	l->v[l->n++] = str;
+	l->v[l->n] = NULL;
+}
+
+/*
+ * Passes 4 and 5: write the C into a private temporary folder, build it
+ * (or find it in the module cache), then print the module's path (-p4)
+ * or run it.
+ */
+static int build_and_run(struct session *s, struct program *prog,
+			 const struct run_opts *ro)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], cfile[PATH_MAX + 16];
+	struct build_result res = { 0 };
+	FILE *f;
+	int status = 1;
+
+	snprintf(dir, sizeof(dir), "%s/tapir-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "tapir: cannot create a folder in %s: %s\n",
+			tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		return 1;
+	}
+	snprintf(cfile, sizeof(cfile), "%s/tapir-main.c", dir);
+	f = fopen(cfile, "w");
+	if (!f) {
+		fprintf(stderr, "tapir: cannot write %s: %s\n", cfile,
+			strerror(errno));
+		goto out;
+	}
+	if (emit_program(s, prog, f) != 0) {
+		fclose(f);
+		goto out;
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "tapir: cannot write %s: %s\n", cfile,
+			strerror(errno));
+		goto out;
+	}
+	if (run_build(s, ro, cfile, &res) != 0)
+		goto out;
+	if (s->last_pass == 4) {
+		printf("%s\n", res.ko);
+		status = 0;
+	} else {
+		fflush(stdout);
+		status = run_module(s, ro, res.ko);
+	}
+out:
+	build_result_free(&res);
+	unlink(cfile);
+	rmdir(dir);
+	return status;
+}
 
 static void usage(FILE *out)
 {
@@ -48,19 +121,38 @@ static void usage(FILE *out)
 	      "  --dump-functions, --dump-probe-types, --dump-probe-aliases\n"
 	      "                 list the tapset library's functions, the probe\n"
 	      "                 point families, the probe aliases\n"
+	      "  -c CMD         run CMD (with /bin/sh -c); target() is its pid and\n"
+	      "                 the script ends when it exits\n"
+	      "  -x PID         target() is PID; the script ends when it exits\n"
+	      "  -T SECS        end the script after SECS seconds\n"
+	      "  -o FILE        write the script's output to FILE\n"
+	      "  -s MB          output buffer size in megabytes\n"
+	      "  -G VAR=VAL     set global VAR to VAL when the module loads\n"
+	      "  -D NAME[=VAL]  define a C macro for the module (MAXACTION=...)\n"
+	      "  -B NAME=VAL    pass NAME=VAL to kbuild's make\n"
+	      "  -m NAME        name the module NAME\n"
+	      "  -k             keep the build folder\n"
+	      "  --disable-cache  neither use nor fill the module cache\n"
+	      "  --clean-cache  empty the module cache\n"
+	      "  --vm           run in a qemu guest booting an installed kernel\n"
+	      "  --vm-kernel VMLINUZ, --vm-mem MB, --vm-cpus N\n"
+	      "                 the guest's kernel (default: the newest one whose\n"
+	      "                 headers are installed), memory and CPUs\n"
+	      "  --vm-file HOST[:GUEST]  copy a file into the guest (default\n"
+	      "                 GUEST: /root/NAME; the script runs in /root)\n"
 	      "  -v             more verbose\n"
 	      "  -h, --help     show this help\n"
 	      "  -V, --version  show the version\n"
 	      "\n"
-	      "ARGS are the script's $1..$N (tokens) and @1..@N (strings).\n"
-	      "This version implements passes 1 and 2; passes 3 to 5 are being built.\n",
+	      "ARGS are the script's $1..$N (tokens) and @1..@N (strings).\n",
 	      out);
 }
 
 int main(int argc, char **argv)
 {
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
-	       OPT_SKIP_BADVARS };
+	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
+	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -68,6 +160,13 @@ int main(int argc, char **argv)
 		{ "dump-probe-types", no_argument, NULL, OPT_DUMP_TYPES },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
+		{ "vm", no_argument, NULL, OPT_VM },
+		{ "vm-kernel", required_argument, NULL, OPT_VM_KERNEL },
+		{ "vm-mem", required_argument, NULL, OPT_VM_MEM },
+		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
+		{ "vm-file", required_argument, NULL, OPT_VM_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *list = NULL;
@@ -78,9 +177,13 @@ int main(int argc, char **argv)
 	const char *script_text = NULL, *script_file = NULL;
 	struct srcfile *f;
 	struct script *sc;
+	struct run_opts ro = { 0 };
+	struct strlist defines = { 0 }, make_vars = { 0 }, params = { 0 },
+		       vm_files = { 0 };
+	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hV", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:G:D:B:m:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -132,6 +235,72 @@ int main(int argc, char **argv)
 		case OPT_SKIP_BADVARS:
 			s->skip_badvars = true;
 			break;
+		case 'c':
+			ro.cmd = optarg;
+			break;
+		case 'x':
+			ro.xpid = optarg;
+			break;
+		case 'T':
+			ro.timeout = optarg;
+			break;
+		case 'o':
+			ro.output = optarg;
+			break;
+		case 's':
+			ro.bufsize = optarg;
+			break;
+		case 'G':
+			if (!strchr(optarg, '=')) {
+				fprintf(stderr, "tapir: -G wants VAR=VAL, not "
+					"'%s'\n", optarg);
+				goto bad_usage;
+			}
+			strlist_add(&params, optarg);
+			break;
+		case 'D':
+			strlist_add(&defines, optarg);
+			break;
+		case 'B':
+			strlist_add(&make_vars, optarg);
+			break;
+		case 'm':
+			if (!build_module_name_ok(optarg)) {
+				fprintf(stderr, "tapir: invalid module name '%s' "
+					"(letters, digits and _, not starting "
+					"with a digit, under 56 bytes)\n", optarg);
+				goto bad_usage;
+			}
+			ro.module_name = optarg;
+			break;
+		case 'k':
+			ro.keep = true;
+			break;
+		case OPT_DISABLE_CACHE:
+			ro.disable_cache = true;
+			break;
+		case OPT_CLEAN_CACHE:
+			clean_cache = true;
+			break;
+		case OPT_VM:
+			ro.vm = true;
+			break;
+		case OPT_VM_KERNEL:
+			ro.vm_kernel = optarg;
+			ro.vm = true;
+			break;
+		case OPT_VM_MEM:
+			ro.vm_mem = atoi(optarg);
+			ro.vm = true;
+			break;
+		case OPT_VM_CPUS:
+			ro.vm_cpus = atoi(optarg);
+			ro.vm = true;
+			break;
+		case OPT_VM_FILE:
+			strlist_add(&vm_files, optarg);
+			ro.vm = true;
+			break;
 		case 'h':
 			usage(stdout);
 			session_free(s);
@@ -142,10 +311,17 @@ int main(int argc, char **argv)
 			session_free(s);
 			return 0;
 		default:
-			usage(stderr);
-			session_free(s);
-			return 1;
+			goto bad_usage;
 		}
+	}
+	ro.defines = defines.v;
+	ro.make_vars = make_vars.v;
+	ro.params = params.v;
+	ro.vm_files = vm_files.v;
+	if (clean_cache) {
+		status = build_clean_cache(NULL, stderr) ? 1 : 0;
+		if (optind >= argc && !script_text)
+			goto out;
 	}
 	if (list || dump) {
 		status = list ? list_probes(s, list, list_vars) :
@@ -170,12 +346,10 @@ int main(int argc, char **argv)
 	s->args = (const char **)argv + optind;
 	s->nargs = argc - optind;
 
-	if (s->last_pass > 2) {
-		fprintf(stderr, "tapir: pass %d is not available yet; this "
-			"version stops after pass 2 (use -p1 or -p2)\n",
-			s->last_pass);
-		session_free(s);
-		return 1;
+	/* --vm: passes 2 and 4 look at the kernel the guest boots. */
+	if (ro.vm && s->last_pass >= 2 && run_vm_target(s, &ro) != 0) {
+		status = 1;
+		goto out;
 	}
 
 	/* Pass 1: parse. */
@@ -195,20 +369,31 @@ int main(int argc, char **argv)
 	if (s->errors > s->max_errors)
 		fprintf(stderr, "tapir: %d errors in all; only the first %d "
 			"are shown\n", s->errors, s->max_errors);
-	if (s->errors) {
+	status = 0;
+	if (s->errors)
 		status = 1;
-	} else {
-		if (s->last_pass == 1)
-			print_script(stdout, sc);
-		else
-			dump_program(stdout, prog);
-		status = 0;
-	}
+	else if (s->last_pass == 1)
+		print_script(stdout, sc);
+	else if (s->last_pass == 2)
+		dump_program(stdout, prog);
+	else if (s->last_pass == 3)
+		status = emit_program(s, prog, stdout) ? 1 : 0;
+	else
+		status = build_and_run(s, prog, &ro);
 	if (fflush(stdout) != 0)
 		status = 1;
 	if (s->verbose > 1)
 		fprintf(stderr, "tapir: %zu bytes of arena memory\n",
 			s->arena.total);
+out:
+	free(defines.v);
+	free(make_vars.v);
+	free(params.v);
+	free(vm_files.v);
 	session_free(s);
 	return status;
+bad_usage:
+	usage(stderr);
+	status = 1;
+	goto out;
 }
