@@ -11,3 +11,6 @@ testsuite_unit_unit_CPPFLAGS = -I$(srcdir)/runtime
 testsuite_unit_unit_CFLAGS = $(WARN_CFLAGS)
 EXTRA_DIST += runtime/runtime.mk testsuite/unit/kbuild-check \
 	testsuite/unit/rtcheck.c $(call srcglob,testsuite/unit/oracle/*)
+# The runtime tier: a hand-written module for the runtime core
+# (testsuite/runtime/run, run by testsuite/run-tests).
+EXTRA_DIST += testsuite/runtime

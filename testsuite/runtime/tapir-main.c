@@ -9,12 +9,14 @@
  *      probe begin(-1) { println("begin -1") }
  *      probe begin { printf("begin %d %s\n", 0, "zero") }
  *      probe begin(5) { println("begin 5") }
- *      probe timer.ms(20) { if (++count == 25) exit() }
+ *      probe timer.ms(20) {
+ *              if ((++count >= 25 && nhits >= 100) || count == 500) exit() }
  *      probe timer.jiffies(2).randomize(1) { jiff++ }
  *      probe timer.profile { prof <<< 1 }
  *      probe kprobe.function("__x64_sys_getppid") {
- *              hits[execname()]++; sym = symname(addr()) ... }
- *      probe kprobe.function("__x64_sys_getppid").return { rets <<< 1 }
+ *              nhits++; hits[execname()]++; sym = symname(addr()) ... }
+ *      probe kprobe.function("__x64_sys_getppid").return {
+ *              if (execname() == "ppidloop") rets <<< (returnval() > 0) }
  *      probe end { ... println("end") }
  *      probe error { println("error probe") }
  *   1  timer: 1/0 -> ERROR near ..., the error probe instead of end
@@ -22,9 +24,15 @@
  *   3  timer: print, abort(), (not reached): end runs, no error
  *   4  timer: warn("careful"), log("logged"), error("boom") caught by
  *      the MAXERRORS=0 limit -> error probe
- *   5  timer: 20,000 bytes of output in one handler (buffer flushes)
+ *   5  timer: 16,000 bytes of output in one handler (buffer flushes)
+ *   6  (built with -DMAXTRYLOCK=1 -DMAXSKIPPED=2) a timer.profile probe
+ *      holds a global's lock 3 ms: the other CPU's tick skips, and past
+ *      MAXSKIPPED the run ends with stap's "Skipped too many probes"
+ *   7  begin(-1) { error("begin failed") }: no other begin runs, the
+ *      error probe does
  */
 #include "tapir.h"
+#include <linux/delay.h>
 #include <linux/sched.h>
 
 static int scenario;
@@ -35,8 +43,10 @@ static struct tp_global_lock g_count_lock = TP_GLOBAL_LOCK_INIT(g_count_lock);
 static s64 g_count;
 static struct tp_global_lock g_jiff_lock = TP_GLOBAL_LOCK_INIT(g_jiff_lock);
 static s64 g_jiff;
+static struct tp_global_lock g_spin_lock = TP_GLOBAL_LOCK_INIT(g_spin_lock);
 static struct tp_global_lock g_hits_lock = TP_GLOBAL_LOCK_INIT(g_hits_lock);
 static struct tp_map g_hits;
+static s64 g_nhits;
 static const struct tp_map_desc g_hits_desc = {
 	.nkeys = 1, .keys = { TP_KEY_STRING }, .val = TP_VAL_LONG,
 	.capacity = MAXMAPENTRIES,
@@ -70,6 +80,10 @@ static void probe_0(struct tp_context *c)
 	tp_print(c, "begin -1\n");
 	if (scenario == 2)
 		tapir_request_exit();
+	if (scenario == 7) {
+		c->last_stmt = "identifier 'error' at t.stp:1:20";
+		tp_error(c, "begin failed");
+	}
 }
 
 /* probe begin at t.stp:2:1 */
@@ -121,7 +135,9 @@ static void probe_3(struct tp_context *c)
 		break;
 	}
 	default:
-		if (n == 25)
+		/* at least 0.5 s, and until getppid() was probed 100 times
+		 * (the test starts its caller), but at most 10 s */
+		if ((n >= 25 && g_nhits >= 100) || n == 500)
 			tapir_request_exit();
 	}
 out:
@@ -140,12 +156,21 @@ static void probe_5(struct tp_context *c)
 	tp_stat_add(&g_prof, 1);
 }
 
+/* probe timer.profile at t.stp:6:30 (scenario 6: holds a global's write
+ * lock for 3 ms, so the other CPU's tick times out on it) */
+static void probe_10(struct tp_context *c)
+{
+	if (scenario == 6)
+		mdelay(3);
+}
+
 /* probe kprobe.function("__x64_sys_getppid") at t.stp:7:1 */
 static void probe_6(struct tp_context *c)
 {
 	union tp_key k[1] = { { .s = current->comm } };
 	unsigned long pcs[MAXBACKTRACE];
 
+	g_nhits++;
 	if (tp_map_add_long(&g_hits, k, 1, NULL)) {
 		c->last_stmt = "operator '++' at t.stp:7:50";
 		tp_error(c, "Array overflow, check MAXMAPENTRIES");
@@ -170,7 +195,8 @@ static void probe_7(struct tp_context *c)
 		tp_error(c, "not a return probe");
 		return;
 	}
-	tp_stat_add(&g_rets, (s64)regs_return_value(tapir_regs()) > 0 ? 1 : 0);
+	if (strcmp(current->comm, "ppidloop") == 0)
+		tp_stat_add(&g_rets, (s64)regs_return_value(tapir_regs()) > 0 ? 1 : 0);
 }
 
 /* probe end at t.stp:9:1 */
@@ -181,6 +207,12 @@ static void probe_8(struct tp_context *c)
 	u32 i, n;
 	s64 v;
 
+	if (scenario != 0) {
+		tp_print(c, "count = ");
+		tp_print_long(c, g_count);
+		tp_print(c, "\nend\n");
+		return;
+	}
 	n = tp_map_sort(&g_hits, &s, f->idx);
 	for (i = 0; i < n; i++) {
 		const char *k = tp_map_key_string(&g_hits, f->idx[i], 0);
@@ -193,18 +225,20 @@ static void probe_8(struct tp_context *c)
 			tp_printf(c, "hits[%s] = %d\n", a, 2);
 		}
 	}
-	tp_print(c, "count = ");
-	tp_print_long(c, g_count);
-	tp_print(c, "\n");
+	tp_print(c, g_count >= 25 ? "count: ok\n" : "count: low\n");
 	tp_printf(c, "jiffies timer ran: %s\n", (struct tp_arg[]){
 		{ .type = TP_ARG_STRING, .s = g_jiff > 0 ? "yes" : "no" } }, 1);
 	tp_stat_read(&g_prof, &f->cell);
 	tp_printf(c, "profile ran: %s\n", (struct tp_arg[]){
 		{ .type = TP_ARG_STRING, .s = f->cell.count > 0 ? "yes" : "no" } }, 1);
+	/* __x64_sys_getppid or an alias at its address (__do_sys_getppid),
+	 * offset 0, in vmlinux; its caller is the syscall entry */
 	tp_printf(c, "symname: %s\nsymdata: %s\nbacktrace: %s\n", (struct tp_arg[]){
-		{ .type = TP_ARG_STRING, .s = g_sym },
-		{ .type = TP_ARG_STRING, .s = g_symdata },
-		{ .type = TP_ARG_STRING, .s = g_bt_n > 1 ? "deep" : "shallow" } }, 3);
+		{ .type = TP_ARG_STRING, .s = strstr(g_sym, "sys_getppid") ? "ok" : g_sym },
+		{ .type = TP_ARG_STRING, .s = strstr(g_symdata, "sys_getppid+0x0/0x") &&
+		  strstr(g_symdata, " [kernel]") ? "ok" : g_symdata },
+		{ .type = TP_ARG_STRING, .s = g_bt_n > 1 && strstr(g_symdata, "do_syscall") ?
+		  "ok" : "bad" } }, 3);
 	tp_stat_read(&g_rets, &f->cell);
 	tp_print(c, "returns: ");
 	tp_print_long(c, f->cell.count);
@@ -221,9 +255,11 @@ static void probe_9(struct tp_context *c)
 	tp_print(c, "error probe\n");
 }
 
-static const struct tp_lock_use locks_count[] = { { &g_count_lock, true } };
+static const struct tp_lock_use locks_count[] = {
+	{ &g_count_lock, true }, { &g_hits_lock, false } };
 static const struct tp_lock_use locks_jiff[] = { { &g_jiff_lock, true } };
 static const struct tp_lock_use locks_prof[] = { { &g_prof_lock, false } };
+static const struct tp_lock_use locks_spin[] = { { &g_spin_lock, true } };
 static const struct tp_lock_use locks_kp[] = {
 	{ &g_hits_lock, true }, { &g_sym_lock, true } };
 static const struct tp_lock_use locks_ret[] = { { &g_rets_lock, false } };
@@ -239,13 +275,15 @@ static const struct tp_probe probes[] = {
 	{ .kind = TP_PROBE_BEGIN, .pp = "begin(5)", .location = "t.stp:3:1",
 	  .handler = probe_2, .priority = 5 },
 	{ .kind = TP_PROBE_TIMER, .pp = "timer.ms(20)", .location = "t.stp:4:1",
-	  .handler = probe_3, .locks = locks_count, .nlocks = 1,
+	  .handler = probe_3, .locks = locks_count, .nlocks = 2,
 	  .hrtimer = true, .interval = 20000000 },
 	{ .kind = TP_PROBE_TIMER, .pp = "timer.jiffies(2).randomize(1)",
 	  .location = "t.stp:5:1", .handler = probe_4, .locks = locks_jiff,
 	  .nlocks = 1, .interval = 2, .randomize = 1 },
 	{ .kind = TP_PROBE_PROFILE, .pp = "timer.profile", .location = "t.stp:6:1",
 	  .handler = probe_5, .locks = locks_prof, .nlocks = 1 },
+	{ .kind = TP_PROBE_PROFILE, .pp = "timer.profile", .location = "t.stp:6:30",
+	  .handler = probe_10, .locks = locks_spin, .nlocks = 1 },
 	{ .kind = TP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_getppid\")", .location = "t.stp:7:1",
 	  .handler = probe_6, .locks = locks_kp, .nlocks = 2,
