@@ -202,7 +202,11 @@ static int collect_tree(struct build *b, const char *dir, const char *rel, bool 
 			fprintf(b->err, "tapir: cannot read %s: %s\n", from, strerror(errno));
 			r = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			if (!(top && !strcmp(names[i], "feature")))
+			/* Feature tests, the probe core's self-test and the
+			 * user-space loader are not part of a module. */
+			if (!(top && (!strcmp(names[i], "feature") ||
+				      !strcmp(names[i], "selftest") ||
+				      !strcmp(names[i], "loader"))))
 				r = collect_tree(b, from, to, false);
 		} else if (S_ISREG(st.st_mode) && wanted_file(names[i])) {
 			size_t len;
