@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -114,13 +115,18 @@ static int tp_state_for(enum tp_probe_kind kind)
 	}
 }
 
-/* Too little stack left for a handler (stap's MINSTACKSPACE check: the
- * offset into a THREAD_SIZE-aligned stack). */
+/*
+ * Too little stack left for a handler (MINSTACKSPACE). Only the task's
+ * own stack is measured: interrupt and exception stacks are entered
+ * fresh and are not THREAD_SIZE-aligned (so stap's "offset into an
+ * aligned stack" test would misjudge them).
+ */
 static __always_inline bool tp_low_stack(void)
 {
 	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+	unsigned long base = (unsigned long)task_stack_page(current);
 
-	return (sp & (THREAD_SIZE - 1)) < MINSTACKSPACE;
+	return sp >= base && sp < base + THREAD_SIZE && sp - base < MINSTACKSPACE;
 }
 
 static void tp_unlock(const struct tp_lock_use *l, unsigned int n)
@@ -195,7 +201,9 @@ void tp_run_probe(const struct tp_probe *p, struct pt_regs *regs,
 	c = this_cpu_read(tp_ctx);
 	if (unlikely(!c))
 		goto out;
-	if (atomic_cmpxchg(&c->busy, 0, 1) != 0) {
+	/* Only this CPU claims its context (an interrupt or NMI may race
+	 * with us, another CPU never): no bus lock needed. */
+	if (cmpxchg_local(&c->busy.counter, 0, 1) != 0) {
 		atomic_inc(&tp_count.reentrant);
 		goto out;
 	}

@@ -55,6 +55,9 @@ static struct tp_global_lock g_sym_lock = TP_GLOBAL_LOCK_INIT(g_sym_lock);
 static char g_sym[MAXSTRINGLEN];
 static char g_symdata[MAXSTRINGLEN];
 static s64 g_bt_n;
+static s64 g_pbt;			/* a profile sample's backtrace */
+static s64 g_rbt;			/* return probe's backtrace: 1 ok */
+static char tp_rt_scratch[MAXSTRINGLEN];
 static struct tp_global_lock g_rets_lock = TP_GLOBAL_LOCK_INIT(g_rets_lock);
 static const struct tp_stat_desc g_rets_desc = { .hist = TP_HIST_LOG };
 static struct tp_stat g_rets;
@@ -153,7 +156,14 @@ static void probe_4(struct tp_context *c)
 /* probe timer.profile at t.stp:6:1 */
 static void probe_5(struct tp_context *c)
 {
+	unsigned long pcs[4];
+
 	tp_stat_add(&g_prof, 1);
+	/* a sample of kernel code: the interrupted instruction, then the
+	 * frames below it (a benign race: every writer stores 1) */
+	if (tapir_probe_addr() && tapir_backtrace(pcs, 4) >= 2 &&
+	    pcs[0] == tapir_probe_addr())
+		WRITE_ONCE(g_pbt, 1);
 }
 
 /* probe timer.profile at t.stp:6:30 (scenario 6: holds a global's write
@@ -197,6 +207,16 @@ static void probe_7(struct tp_context *c)
 	}
 	if (strcmp(current->comm, "ppidloop") == 0)
 		tp_stat_add(&g_rets, (s64)regs_return_value(tapir_regs()) > 0 ? 1 : 0);
+	if (!g_rbt) {
+		unsigned long pcs[MAXBACKTRACE];
+		char *name = tp_rt_scratch;
+		unsigned int n = tapir_backtrace(pcs, MAXBACKTRACE);
+
+		/* the probed function, then its caller */
+		g_rbt = n > 1 && pcs[0] == tapir_probe_addr() &&
+			tapir_symname(pcs[1], name, MAXSTRINGLEN) == 0 &&
+			strstr(name, "do_syscall") ? 1 : 2;
+	}
 }
 
 /* probe end at t.stp:9:1 */
@@ -229,8 +249,9 @@ static void probe_8(struct tp_context *c)
 	tp_printf(c, "jiffies timer ran: %s\n", (struct tp_arg[]){
 		{ .type = TP_ARG_STRING, .s = g_jiff > 0 ? "yes" : "no" } }, 1);
 	tp_stat_read(&g_prof, &f->cell);
-	tp_printf(c, "profile ran: %s\n", (struct tp_arg[]){
-		{ .type = TP_ARG_STRING, .s = f->cell.count > 0 ? "yes" : "no" } }, 1);
+	tp_printf(c, "profile ran: %s, backtrace %s\n", (struct tp_arg[]){
+		{ .type = TP_ARG_STRING, .s = f->cell.count > 0 ? "yes" : "no" },
+		{ .type = TP_ARG_STRING, .s = g_pbt ? "ok" : "bad" } }, 2);
 	/* __x64_sys_getppid or an alias at its address (__do_sys_getppid),
 	 * offset 0, in vmlinux; its caller is the syscall entry */
 	tp_printf(c, "symname: %s\nsymdata: %s\nbacktrace: %s\n", (struct tp_arg[]){
@@ -239,6 +260,7 @@ static void probe_8(struct tp_context *c)
 		  strstr(g_symdata, " [kernel]") ? "ok" : g_symdata },
 		{ .type = TP_ARG_STRING, .s = g_bt_n > 1 && strstr(g_symdata, "do_syscall") ?
 		  "ok" : "bad" } }, 3);
+	tp_print(c, g_rbt == 1 ? "return backtrace: ok\n" : "return backtrace: bad\n");
 	tp_stat_read(&g_rets, &f->cell);
 	tp_print(c, "returns: ");
 	tp_print_long(c, f->cell.count);
@@ -262,7 +284,8 @@ static const struct tp_lock_use locks_prof[] = { { &g_prof_lock, false } };
 static const struct tp_lock_use locks_spin[] = { { &g_spin_lock, true } };
 static const struct tp_lock_use locks_kp[] = {
 	{ &g_hits_lock, true }, { &g_sym_lock, true } };
-static const struct tp_lock_use locks_ret[] = { { &g_rets_lock, false } };
+static const struct tp_lock_use locks_ret[] = {
+	{ &g_sym_lock, true }, { &g_rets_lock, false } };
 static const struct tp_lock_use locks_end[] = {
 	{ &g_count_lock, false }, { &g_jiff_lock, false }, { &g_hits_lock, false },
 	{ &g_sym_lock, false }, { &g_rets_lock, false }, { &g_prof_lock, false } };
@@ -291,7 +314,7 @@ static const struct tp_probe probes[] = {
 	{ .kind = TP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_getppid\").return",
 	  .location = "t.stp:8:1", .handler = probe_7, .locks = locks_ret,
-	  .nlocks = 1, .symbol = "__x64_sys_getppid", .is_return = true },
+	  .nlocks = 2, .symbol = "__x64_sys_getppid", .is_return = true },
 	{ .kind = TP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"no_such_function_tapir\")?",
 	  .location = "t.stp:9:1", .handler = probe_9,
