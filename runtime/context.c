@@ -227,7 +227,8 @@ void tp_run_probe(const struct tp_probe *p, struct pt_regs *regs,
 	p->handler(c);
 	tp_unlock(p->locks, p->nlocks);
 
-	tp_print_flush(c);
+	if (tp_rt(c)->print_len)
+		tp_print_flush(c);
 	if (unlikely(c->last_error) && !c->aborted)
 		tp_report_error(c);
 release:

@@ -108,7 +108,15 @@ void tp_stderr_line(char *buf, size_t size, const char *prefix,
 		    const char *text, const char *near);
 
 /* ---- print.c ---- */
-void tp_print_reset(struct tp_context *c);
+/* A new hit: empty print buffer, nothing cached. */
+static inline void tp_print_reset(struct tp_context *c)
+{
+	struct tp_rt *rt = tp_rt(c);
+
+	rt->print_len = 0;
+	rt->fault = false;
+	rt->bt_done = false;
+}
 
 /* ---- timer.c ---- */
 int tp_timers_init(void);		/* module init: allocation */

@@ -16,15 +16,6 @@
 #include "core.h"
 #include "transport.h"
 
-void tp_print_reset(struct tp_context *c)
-{
-	struct tp_rt *rt = tp_rt(c);
-
-	rt->print_len = 0;
-	rt->fault = false;
-	rt->bt_done = false;
-}
-
 void tp_print_flush(struct tp_context *c)
 {
 	struct tp_rt *rt = tp_rt(c);
