@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tapir-run - load a Tapir module, run its session, stream its output,
+ * unload it: Tapir's staprun. Plain C and libc, linked statically so that
+ * it can be copied into any guest.
+ *
+ *   tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]
+ *             MODULE.ko [VAR=VAL...]
+ *
+ * The steps (the protocol is runtime/transport-proto.h):
+ *   1. finit_module(MODULE.ko, "VAR=VAL ... [_tapir_bufsize=MB]")
+ *   2. open tapir-NAME/ctl (debugfs, else procfs) and read HELLO: magic,
+ *      version, how many traceN files; open them
+ *   3. with -c: fork the command, held on a pipe until the start succeeded
+ *   4. START (target pid) -> STARTED; release the command
+ *   5. loop: read traceN files (poll, and every 100 ms for the part of a
+ *      sub-buffer relay does not signal), print frames in sequence order;
+ *      print STDERR texts as they come; REQUEST_EXIT, SIGINT, SIGTERM,
+ *      -T's deadline or the command's exit -> STOP
+ *   6. DONE: read every file to the end, report lost output, close,
+ *      delete_module.
+ * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
+ * a command that failed, or any failure here (as staprun).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include "../transport-proto.h"
+
+#define POLL_MS		100	/* relay signals only full sub-buffers */
+#define STALL_SECS	1.0	/* how long a sequence gap may last */
+#define OUTBUF_SIZE	(256 * 1024)
+#define READ_CHUNK	(256 * 1024)
+
+struct cpubuf {
+	int cpu;
+	int fd;
+	char *buf;
+	size_t len, off, cap;
+	bool bad;		/* framing broken: ignore the rest */
+};
+
+static struct {
+	/* options */
+	const char *output, *cmd, *ko;
+	long xpid;
+	double timeout;
+	unsigned int bufsize_mb;
+	int verbose;
+	char **params;
+	int nparams;
+
+	/* the run */
+	char name[256];		/* the module's name */
+	bool loaded;
+	int ctl;
+	char dir[PATH_MAX];
+	struct tp_proto_hello hello;
+	struct cpubuf *cpus;
+	int ncpus;
+	int out;
+	char *obuf;
+	size_t olen;
+	bool out_failed;
+	uint64_t next_seq;
+	double stall_since;	/* 0: no gap being waited for */
+	uint64_t gaps;
+	pid_t child;
+	int child_pipe;		/* write end: the go signal */
+	int status;		/* exit status */
+	bool error_seen;	/* an "ERROR:" line from the module */
+} R = { .ctl = -1, .out = STDOUT_FILENO, .child = -1, .child_pipe = -1,
+	.next_seq = 1 };
+
+static int sigpipe_fds[2] = { -1, -1 };
+
+/* ---- messages ---- */
+
+static __attribute__((format(printf, 1, 2))) void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ERROR: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	R.status = 1;
+}
+
+static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!R.verbose)
+		return;
+	fputs("tapir-run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]\n"
+	      "                 MODULE.ko [VAR=VAL...]\n"
+	      "Load a module built by tapir, run it and print its output.\n\n"
+	      "  -o FILE   write the output to FILE instead of standard output\n"
+	      "  -c CMD    run CMD once the probes are in; target() is its pid and\n"
+	      "            the run ends when it exits\n"
+	      "  -x PID    target() is PID\n"
+	      "  -T SECS   end the run after SECS seconds\n"
+	      "  -b MB     output buffer per CPU in MB (1-4095; default 16)\n"
+	      "  -v        say what happens\n"
+	      "  VAR=VAL   set the script's global VAR (a module parameter)\n", f);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("ERROR: Memory allocation failed.\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- output ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void out_flush(void)
+{
+	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0) {
+		err("Couldn't write the output%s%s: %s", R.output ? " to " : "",
+		    R.output ? R.output : "", strerror(errno));
+		R.out_failed = true;
+	}
+	R.olen = 0;
+}
+
+static void out_put(const char *p, size_t n)
+{
+	if (R.out_failed)
+		return;
+	if (R.olen + n > OUTBUF_SIZE) {
+		out_flush();
+		if (n > OUTBUF_SIZE) {
+			if (!R.out_failed && write_all(R.out, p, n) < 0) {
+				err("Couldn't write the output: %s", strerror(errno));
+				R.out_failed = true;
+			}
+			return;
+		}
+	}
+	memcpy(R.obuf + R.olen, p, n);
+	R.olen += n;
+}
+
+/* ---- signals ---- */
+
+static void on_signal(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int e = errno;
+
+	if (write(sigpipe_fds[1], &c, 1) < 0) {
+		/* full: a wakeup is pending anyway */
+	}
+	errno = e;
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	int i;
+
+	if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < 2; i++)
+		fcntl(sigpipe_fds[i], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* ---- the module file ---- */
+
+/* The module's name from its .modinfo "name=" (else the file name). */
+static void module_name(const char *path, int fd)
+{
+	struct stat st;
+	const char *base;
+	char *data = NULL;
+	size_t i, n;
+
+	R.name[0] = '\0';
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(Elf64_Ehdr) &&
+	    st.st_size < (off_t)1 << 30) {
+		data = malloc((size_t)st.st_size);
+		if (data && pread(fd, data, (size_t)st.st_size, 0) == st.st_size) {
+			const Elf64_Ehdr *eh = (const void *)data;
+			size_t size = (size_t)st.st_size;
+
+			if (!memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+			    eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+			    eh->e_shentsize == sizeof(Elf64_Shdr) &&
+			    eh->e_shoff < size &&
+			    eh->e_shnum <= (size - eh->e_shoff) / sizeof(Elf64_Shdr) &&
+			    eh->e_shstrndx < eh->e_shnum) {
+				const Elf64_Shdr *sh = (const void *)(data + eh->e_shoff);
+				const Elf64_Shdr *strs = &sh[eh->e_shstrndx];
+
+				for (i = 0; i < eh->e_shnum && !R.name[0]; i++) {
+					const char *sec, *p, *end;
+
+					if (strs->sh_offset >= size ||
+					    sh[i].sh_name >= size - strs->sh_offset ||
+					    sh[i].sh_offset > size ||
+					    sh[i].sh_size > size - sh[i].sh_offset)
+						continue;
+					sec = data + strs->sh_offset + sh[i].sh_name;
+					if (strnlen(sec, size - (size_t)(sec - data)) ==
+					    size - (size_t)(sec - data) ||
+					    strcmp(sec, ".modinfo"))
+						continue;
+					p = data + sh[i].sh_offset;
+					end = p + sh[i].sh_size;
+					while (p < end) {
+						size_t l = strnlen(p, (size_t)(end - p));
+
+						if (l > 5 && l < sizeof(R.name) + 5 &&
+						    !strncmp(p, "name=", 5)) {
+							memcpy(R.name, p + 5, l - 5);
+							R.name[l - 5] = '\0';
+							break;
+						}
+						p += l + 1;
+					}
+				}
+			}
+		}
+	}
+	free(data);
+	if (R.name[0])
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	n = strnlen(base, sizeof(R.name) - 1);
+	memcpy(R.name, base, n);
+	R.name[n] = '\0';
+	if (n > 3 && !strcmp(R.name + n - 3, ".ko"))
+		R.name[n - 3] = '\0';
+	for (i = 0; R.name[i]; i++)
+		if (R.name[i] == '-')
+			R.name[i] = '_';
+}
+
+/* "VAR=VAL ..." for the kernel (values with blanks in double quotes). */
+static char *param_string(void)
+{
+	size_t n = 64;
+	char *s, *p;
+	int i;
+
+	for (i = 0; i < R.nparams; i++)
+		n += strlen(R.params[i]) + 3;
+	s = p = xrealloc(NULL, n);
+	*p = '\0';
+	for (i = 0; i < R.nparams; i++) {
+		const char *a = R.params[i], *eq = strchr(a, '=');
+
+		if (p != s)
+			*p++ = ' ';
+		if (eq && strpbrk(eq + 1, " \t\n") && eq[1] != '"')
+			p += sprintf(p, "%.*s\"%s\"", (int)(eq - a + 1), a, eq + 1);
+		else
+			p += sprintf(p, "%s", a);
+	}
+	if (R.bufsize_mb)
+		p += sprintf(p, "%s_tapir_bufsize=%u", p != s ? " " : "", R.bufsize_mb);
+	return s;
+}
+
+/* init_module's errors as modprobe (and staprun) word them. */
+static const char *moderror(int e)
+{
+	switch (e) {
+	case ENOEXEC:
+		return "Invalid module format";
+	case ENOENT:
+		return "Unknown symbol in module";
+	case ESRCH:
+		return "Module has wrong symbol version";
+	case EINVAL:
+		return "Invalid parameters";
+	default:
+		return strerror(e);
+	}
+}
+
+static void remove_module(void)
+{
+	int tries;
+
+	if (!R.loaded)
+		return;
+	for (tries = 0; ; tries++) {
+		if (syscall(SYS_delete_module, R.name, O_NONBLOCK) == 0)
+			break;
+		if ((errno == EAGAIN || errno == EBUSY || errno == EINTR) &&
+		    tries < 100) {
+			usleep(50 * 1000);
+			continue;
+		}
+		err("Couldn't remove module '%s': %s.", R.name, strerror(errno));
+		return;
+	}
+	R.loaded = false;
+	verbose("removed module %s", R.name);
+}
+
+/* ---- the files ---- */
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int find_dir(void)
+{
+	char dbg[PATH_MAX], prc[PATH_MAX];
+	int attempt;
+
+	snprintf(dbg, sizeof(dbg), TP_PROTO_DEBUGFS_DIR "%s", R.name);
+	snprintf(prc, sizeof(prc), TP_PROTO_PROCFS_DIR "%s", R.name);
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (is_dir(dbg)) {
+			snprintf(R.dir, sizeof(R.dir), "%s", dbg);
+			return 0;
+		}
+		if (is_dir(prc)) {
+			snprintf(R.dir, sizeof(R.dir), "%s", prc);
+			return 0;
+		}
+		/* debugfs may just not be mounted */
+		if (attempt == 0 &&
+		    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) == 0)
+			verbose("mounted debugfs on /sys/kernel/debug");
+	}
+	return -1;
+}
+
+static ssize_t read_retry(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static int open_channels(void)
+{
+	char path[PATH_MAX + 32];
+	char buf[TP_PROTO_MSG_MAX];
+	struct tp_proto_msg h;
+	ssize_t n;
+	int i;
+
+	if (find_dir() < 0) {
+		err("Cannot attach to module %s control channel; not running?", R.name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/" TP_PROTO_CTL, R.dir);
+	R.ctl = open(path, O_RDWR | O_CLOEXEC);
+	if (R.ctl < 0) {
+		err("Couldn't open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	n = read_retry(R.ctl, buf, sizeof(buf));
+	if (n < (ssize_t)(sizeof(h) + 8)) {
+		err("Couldn't read from '%s': %s", path,
+		    n < 0 ? strerror(errno) : "short message");
+		return -1;
+	}
+	memcpy(&h, buf, sizeof(h));
+	memset(&R.hello, 0, sizeof(R.hello));
+	memcpy(&R.hello, buf + sizeof(h),
+	       h.len < sizeof(R.hello) ? h.len : sizeof(R.hello));
+	if (h.type != TP_PROTO_HELLO || R.hello.magic != TP_PROTO_MAGIC) {
+		err("Module %s is not a tapir module (no greeting on its control channel)",
+		    R.name);
+		return -1;
+	}
+	if (R.hello.version != TP_PROTO_VERSION) {
+		err("Module %s speaks transport protocol version %u, this tapir-run "
+		    "version %u: run it with the tapir-run of the tapir that built it",
+		    R.name, R.hello.version, TP_PROTO_VERSION);
+		return -1;
+	}
+	/* from now on poll() says when to read */
+	fcntl(R.ctl, F_SETFL, fcntl(R.ctl, F_GETFL) | O_NONBLOCK);
+	if (n > (ssize_t)TP_PROTO_MSG_SIZE(h.len)) {
+		/* more messages came with HELLO: none is expected before START */
+		verbose("ignoring %zd bytes after HELLO",
+			n - (ssize_t)TP_PROTO_MSG_SIZE(h.len));
+	}
+	verbose("module %s: %s in %s, %u CPUs, %llu bytes per CPU", R.name,
+		(R.hello.flags & TP_PROTO_HELLO_RELAY) ? "relay" : "procfs rings",
+		R.dir, R.hello.ncpus, (unsigned long long)R.hello.bufsize);
+	if (R.hello.ncpus == 0 || R.hello.ncpus > 65536) {
+		err("Module %s reports %u CPUs", R.name, R.hello.ncpus);
+		return -1;
+	}
+	R.cpus = calloc(R.hello.ncpus, sizeof(*R.cpus));
+	if (!R.cpus) {
+		err("Memory allocation failed.");
+		return -1;
+	}
+	for (i = 0; i < (int)R.hello.ncpus; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/" TP_PROTO_TRACE "%d", R.dir, i);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;	/* CPU offline */
+			err("Couldn't open file for cpu %d: %s", i, strerror(errno));
+			return -1;
+		}
+		R.cpus[R.ncpus].cpu = i;
+		R.cpus[R.ncpus].fd = fd;
+		R.ncpus++;
+	}
+	if (!R.ncpus) {
+		err("Module %s has no output files in %s", R.name, R.dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- output frames ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read what CPU c's file has now. 1: got data, 0: none, -1: error. */
+static int read_cpu(struct cpubuf *c)
+{
+	int got = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (c->off && c->off == c->len)
+			c->off = c->len = 0;
+		if (c->cap - c->len < READ_CHUNK) {
+			if (c->off) {
+				memmove(c->buf, c->buf + c->off, c->len - c->off);
+				c->len -= c->off;
+				c->off = 0;
+			}
+			if (c->cap - c->len < READ_CHUNK) {
+				c->cap = c->len + 2 * READ_CHUNK;
+				c->buf = xrealloc(c->buf, c->cap);
+			}
+		}
+		n = read_retry(c->fd, c->buf + c->len, c->cap - c->len);
+		if (n > 0) {
+			c->len += (size_t)n;
+			got = 1;
+			if ((size_t)n < READ_CHUNK)
+				return got;
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN)
+			return got;
+		err("Couldn't read the output of cpu %d: %s", c->cpu, strerror(errno));
+		return -1;
+	}
+}
+
+/* CPU c's first whole frame, or NULL. */
+static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
+{
+	static struct tp_proto_frame f;
+
+	*partial = false;
+	if (c->bad || c->len - c->off < sizeof(f)) {
+		*partial = !c->bad && c->len > c->off;
+		return NULL;
+	}
+	memcpy(&f, c->buf + c->off, sizeof(f));
+	if (f.magic != TP_PROTO_FRAME_MAGIC) {
+		err("The output of cpu %d is corrupt at frame %llu; the rest of it is lost",
+		    c->cpu, (unsigned long long)R.next_seq);
+		c->bad = true;
+		return NULL;
+	}
+	if (c->len - c->off < sizeof(f) + f.len) {
+		*partial = true;
+		return NULL;
+	}
+	return &f;
+}
+
+/*
+ * Print frames in sequence order. A missing number is a frame still being
+ * written on another CPU: wait for it, but not forever (a CPU whose file
+ * could not be opened); at the end (@final) no more can come.
+ */
+static void merge(bool final)
+{
+	for (;;) {
+		struct cpubuf *best = NULL;
+		uint64_t min_seq = UINT64_MAX;
+		bool waiting = false, progress = false;
+		int i;
+
+		for (i = 0; i < R.ncpus; i++) {
+			struct cpubuf *c = &R.cpus[i];
+			const struct tp_proto_frame *f;
+			bool partial;
+
+			/* the same CPU's next frame is usually next */
+			while ((f = head(c, &partial)) && f->seq == R.next_seq) {
+				out_put(c->buf + c->off + sizeof(*f), f->len);
+				c->off += sizeof(*f) + f->len;
+				R.next_seq++;
+				progress = true;
+			}
+			if (f && f->seq < min_seq) {
+				min_seq = f->seq;
+				best = c;
+			}
+			if (partial)
+				waiting = true;
+		}
+		if (progress) {
+			R.stall_since = 0;
+			continue;
+		}
+		if (!best) {
+			R.stall_since = 0;
+			return;
+		}
+		if (best && min_seq < R.next_seq) {
+			/* cannot happen with a sane module: print it anyway */
+			R.next_seq = min_seq;
+			continue;
+		}
+		if (!final) {
+			if (!R.stall_since)
+				R.stall_since = now();
+			if (waiting || now() - R.stall_since < STALL_SECS)
+				return;
+		}
+		R.gaps += min_seq - R.next_seq;
+		verbose("frames %llu to %llu are missing",
+			(unsigned long long)R.next_seq, (unsigned long long)min_seq - 1);
+		R.next_seq = min_seq;
+		R.stall_since = 0;
+	}
+}
+
+static int read_all_cpus(void)
+{
+	int i, got = 0;
+
+	for (i = 0; i < R.ncpus; i++) {
+		int r = read_cpu(&R.cpus[i]);
+
+		if (r < 0)
+			return -1;
+		got |= r;
+	}
+	return got;
+}
+
+/* ---- the command (-c) ---- */
+
+static int start_child(void)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		err("Couldn't create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err("Fork error (%d): %s", errno, strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		wordexp_t words;
+		char *sh[] = { "sh", "-c", (char *)R.cmd, NULL };
+		char **argv = sh;
+		const char *path = "/bin/sh";
+		int rc;
+		char go;
+		sigset_t none;
+
+		close(p[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* As staprun: words when the command is plain words, a shell
+		 * when it uses the shell's syntax. */
+		rc = wordexp(R.cmd, &words, WRDE_NOCMD | WRDE_UNDEF);
+		if (rc == 0 && words.we_wordc < 1) {
+			fputs("ERROR: empty -c COMMAND\n", stderr);
+			_exit(1);
+		} else if (rc == 0) {
+			argv = words.we_wordv;
+			path = NULL;
+		} else if (rc == WRDE_SYNTAX) {
+			fputs("ERROR: wordexp: syntax error (unmatched quotes?) in -c COMMAND\n",
+			      stderr);
+			_exit(1);
+		} else if (rc != WRDE_BADCHAR && rc != WRDE_CMDSUB) {
+			fprintf(stderr, "ERROR: wordexp: parsing error (%d)\n", rc);
+			_exit(1);
+		}
+		/* held until the probes are in */
+		if (read_retry(p[0], &go, 1) != 1)
+			_exit(1);
+		close(p[0]);
+		if (path)
+			execv(path, argv);
+		else
+			execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s\n", argv[path ? 2 : 0], strerror(errno));
+		_exit(1);
+	}
+	close(p[0]);
+	R.child = pid;
+	R.child_pipe = p[1];
+	verbose("command pid %d waits for the start", (int)pid);
+	return 0;
+}
+
+static void release_child(void)
+{
+	if (R.child_pipe >= 0) {
+		if (write(R.child_pipe, "g", 1) != 1)
+			err("Couldn't start the command: %s", strerror(errno));
+		close(R.child_pipe);
+		R.child_pipe = -1;
+	}
+}
+
+static void kill_child(void)
+{
+	if (R.child > 0 && R.child_pipe >= 0) {
+		/* never started: it dies without running the command */
+		close(R.child_pipe);
+		R.child_pipe = -1;
+		kill(R.child, SIGKILL);
+		waitpid(R.child, NULL, 0);
+		R.child = -1;
+	}
+}
+
+/* The command ended: 1 (the run should stop), else 0. */
+static int reap_child(void)
+{
+	int st;
+	pid_t p;
+
+	if (R.child <= 0)
+		return 0;
+	p = waitpid(R.child, &st, WNOHANG);
+	if (p != R.child)
+		return 0;
+	R.child = -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st)) {
+		out_flush();
+		fprintf(stderr, "WARNING: Child process exited with status %d\n",
+			WEXITSTATUS(st));
+		R.status = 1;
+	} else if (WIFSIGNALED(st)) {
+		out_flush();
+		fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+			WTERMSIG(st), strsignal(WTERMSIG(st)));
+		R.status = 1;
+	}
+	return 1;
+}
+
+/* ---- the control channel ---- */
+
+static int send_msg(uint32_t type, const void *payload, uint32_t len)
+{
+	char buf[TP_PROTO_MSG_MAX];
+	struct tp_proto_msg h = { .type = type, .len = len };
+	ssize_t w;
+
+	memcpy(buf, &h, sizeof(h));
+	if (len)
+		memcpy(buf + sizeof(h), payload, len);
+	do
+		w = write(R.ctl, buf, sizeof(h) + len);
+	while (w < 0 && errno == EINTR);
+	return w < 0 ? -1 : 0;
+}
+
+struct run_state {
+	bool started;		/* STARTED came */
+	int start_status;
+	bool stop_sent;
+	bool done;
+	struct tp_proto_done stats;
+};
+
+static void print_stderr(const char *text, size_t n)
+{
+	out_flush();		/* the output before it, first */
+	if (n >= 6 && !memcmp(text, "ERROR:", 6)) {
+		R.error_seen = true;
+		R.status = 1;
+	}
+	if (write_all(STDERR_FILENO, text, n) == 0 &&
+	    (n == 0 || text[n - 1] != '\n'))
+		write_all(STDERR_FILENO, "\n", 1);
+}
+
+/* Read and handle the queued messages. 1: want STOP, 0, -1: error. */
+static int ctl_messages(struct run_state *s)
+{
+	static char buf[64 * 1024];
+	int want_stop = 0;
+	size_t off = 0;
+	ssize_t n;
+
+	n = read_retry(R.ctl, buf, sizeof(buf));
+	if (n < 0) {
+		if (errno == EAGAIN)
+			return 0;
+		err("Couldn't read the control channel: %s", strerror(errno));
+		return -1;
+	}
+	while (off + sizeof(struct tp_proto_msg) <= (size_t)n) {
+		struct tp_proto_msg h;
+		const char *p = buf + off + sizeof(h);
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (off + TP_PROTO_MSG_SIZE(h.len) > (size_t)n) {
+			err("Corrupt message on the control channel (type %u, %u bytes)",
+			    h.type, h.len);
+			return -1;
+		}
+		switch (h.type) {
+		case TP_PROTO_STARTED: {
+			struct tp_proto_started st = { 0 };
+
+			memcpy(&st, p, h.len < sizeof(st) ? h.len : sizeof(st));
+			s->started = true;
+			s->start_status = st.status;
+			verbose("started: %d", st.status);
+			break;
+		}
+		case TP_PROTO_STDERR:
+			print_stderr(p, h.len);
+			break;
+		case TP_PROTO_REQUEST_EXIT:
+			verbose("the module asks to stop");
+			want_stop = 1;
+			break;
+		case TP_PROTO_DONE:
+			memset(&s->stats, 0, sizeof(s->stats));
+			memcpy(&s->stats, p, h.len < sizeof(s->stats) ?
+			       h.len : sizeof(s->stats));
+			s->done = true;
+			break;
+		default:
+			verbose("ignoring message type %u", h.type);
+		}
+		off += TP_PROTO_MSG_SIZE(h.len);
+	}
+	return want_stop;
+}
+
+/* ---- the run ---- */
+
+static void report(const struct run_state *s)
+{
+	const struct tp_proto_done *d = &s->stats;
+
+	verbose("%llu frames, %llu bytes; lost: %llu writes, %llu bytes, "
+		"%llu messages; %llu frames missing",
+		(unsigned long long)d->frames, (unsigned long long)d->bytes,
+		(unsigned long long)d->lost_writes, (unsigned long long)d->lost_bytes,
+		(unsigned long long)d->lost_messages, (unsigned long long)R.gaps);
+	if (d->lost_writes) {
+		if (R.hello.bufsize_mb)
+			fprintf(stderr, "WARNING: There were %llu transport failures. "
+				"Try tapir -s to increase the buffer size from %u.\n",
+				(unsigned long long)d->lost_writes, R.hello.bufsize_mb);
+		else
+			fprintf(stderr, "WARNING: There were %llu transport failures "
+				"(%llu bytes lost) with a buffer of %llu KB.\n",
+				(unsigned long long)d->lost_writes,
+				(unsigned long long)d->lost_bytes,
+				(unsigned long long)R.hello.bufsize / 1024);
+	}
+	if (d->lost_messages)
+		fprintf(stderr, "WARNING: %llu error and warning messages were lost "
+			"(too many at once).\n", (unsigned long long)d->lost_messages);
+	if (R.gaps)
+		fprintf(stderr, "WARNING: %llu pieces of output were lost in transit.\n",
+			(unsigned long long)R.gaps);
+}
+
+static int run(void)
+{
+	struct tp_proto_start st = {
+		.magic = TP_PROTO_MAGIC,
+		.version = TP_PROTO_VERSION,
+	};
+	struct run_state s = { 0 };
+	struct pollfd *pfd;
+	double deadline = R.timeout > 0 ? now() + R.timeout : 0;
+	bool want_stop = false;
+	int i, rc;
+
+	if (R.cmd && start_child() < 0)
+		return -1;
+	if (R.cmd) {
+		st.flags |= TP_PROTO_START_TARGET;
+		st.target_pid = R.child;
+	} else if (R.xpid) {
+		st.flags |= TP_PROTO_START_TARGET;
+		st.target_pid = R.xpid;
+	}
+	if (send_msg(TP_PROTO_START, &st, sizeof(st)) < 0) {
+		if (errno == EPROTO)
+			err("Module %s refused to start: transport protocol version "
+			    "mismatch (tapir-run speaks version %u)", R.name,
+			    TP_PROTO_VERSION);
+		else
+			err("Couldn't start module %s: %s", R.name, strerror(errno));
+		kill_child();
+		return -1;
+	}
+	pfd = calloc((size_t)R.ncpus + 2, sizeof(*pfd));
+	if (!pfd) {
+		err("Memory allocation failed.");
+		kill_child();
+		return -1;
+	}
+	pfd[0].fd = sigpipe_fds[0];
+	pfd[1].fd = R.ctl;
+	for (i = 0; i < R.ncpus; i++)
+		pfd[i + 2].fd = R.cpus[i].fd;
+	for (i = 0; i < R.ncpus + 2; i++)
+		pfd[i].events = POLLIN;
+
+	while (!s.done) {
+		int timeout = POLL_MS;
+
+		if (deadline && !want_stop) {
+			double left = deadline - now();
+
+			if (left <= 0)
+				want_stop = true;
+			else if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		if (want_stop && !s.stop_sent)
+			timeout = 0;
+		rc = poll(pfd, (nfds_t)R.ncpus + 2, timeout);
+		if (rc < 0 && errno != EINTR) {
+			err("poll: %s", strerror(errno));
+			break;
+		}
+		/* signals */
+		for (;;) {
+			unsigned char sig;
+
+			if (read(sigpipe_fds[0], &sig, 1) != 1)
+				break;
+			if (sig == SIGCHLD) {
+				if (reap_child())
+					want_stop = true;
+			} else {
+				verbose("signal %d: stopping", sig);
+				want_stop = true;
+			}
+		}
+		/* output first, then the messages that came after it */
+		if (read_all_cpus() < 0)
+			want_stop = true;
+		merge(false);
+		rc = ctl_messages(&s);
+		if (rc < 0)
+			break;
+		if (rc > 0)
+			want_stop = true;
+		if (s.started && s.start_status == 0)
+			release_child();
+		if (s.started && s.start_status) {
+			kill_child();
+			want_stop = false;	/* the module stops by itself */
+		}
+		if (want_stop && s.started && !s.stop_sent && !s.done) {
+			verbose("sending STOP");
+			if (send_msg(TP_PROTO_STOP, NULL, 0) < 0) {
+				err("Couldn't stop module %s: %s", R.name, strerror(errno));
+				break;
+			}
+			s.stop_sent = true;
+		}
+		out_flush();
+	}
+	free(pfd);
+	/* everything written before DONE is in the files now */
+	while (read_all_cpus() > 0)
+		merge(false);
+	merge(true);
+	out_flush();
+	if (s.started && s.start_status && !R.error_seen)
+		err("Module %s failed to start: %s", R.name, strerror(-s.start_status));
+	if (s.done)
+		report(&s);
+	kill_child();
+	return s.done ? 0 : -1;
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < R.ncpus; i++) {
+		close(R.cpus[i].fd);
+		free(R.cpus[i].buf);
+	}
+	free(R.cpus);
+	R.cpus = NULL;
+	R.ncpus = 0;
+	if (R.ctl >= 0)
+		close(R.ctl);
+	R.ctl = -1;
+	remove_module();
+}
+
+int main(int argc, char **argv)
+{
+	char *params, *endp;
+	char real[PATH_MAX];
+	int opt, fd;
+
+	while ((opt = getopt(argc, argv, "+o:c:x:T:b:vh")) != -1) {
+		switch (opt) {
+		case 'o':
+			R.output = optarg;
+			break;
+		case 'c':
+			R.cmd = optarg;
+			break;
+		case 'x':
+			errno = 0;
+			R.xpid = strtol(optarg, &endp, 10);
+			if (errno || *endp || R.xpid <= 0) {
+				err("Invalid target process ID '%s'.", optarg);
+				return 1;
+			}
+			break;
+		case 'T':
+			R.timeout = strtod(optarg, &endp);
+			if (*endp || !(R.timeout > 0)) {
+				err("Invalid timeout '%s' (seconds, more than 0).", optarg);
+				return 1;
+			}
+			break;
+		case 'b': {
+			long b = strtol(optarg, &endp, 10);
+
+			if (*endp || b < 1 || b > TP_PROTO_BUFSIZE_MAX_MB) {
+				err("Invalid buffer size '%s' (should be 1-%d).", optarg,
+				    TP_PROTO_BUFSIZE_MAX_MB);
+				return 1;
+			}
+			R.bufsize_mb = (unsigned int)b;
+			break;
+		}
+		case 'v':
+			R.verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		err("Need a module name or path to load.");
+		usage(stderr);
+		return 1;
+	}
+	if (R.cmd && R.xpid) {
+		err("You can't specify the '-c' and '-x' options together.");
+		return 1;
+	}
+	if (R.cmd && !*R.cmd) {
+		err("empty -c COMMAND");
+		return 1;
+	}
+	R.ko = argv[optind];
+	R.params = argv + optind + 1;
+	R.nparams = argc - optind - 1;
+
+	if (geteuid() != 0) {
+		fputs("ERROR: You are trying to run tapir-run as a normal user.\n"
+		      "You should be root: tapir-run loads a kernel module.\n", stderr);
+		return 1;
+	}
+	if (!realpath(R.ko, real)) {
+		err("Unable to canonicalize path \"%s\": %s", R.ko, strerror(errno));
+		return 1;
+	}
+	fd = open(real, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err("Couldn't open module file %s: %s", R.ko, strerror(errno));
+		return 1;
+	}
+	module_name(real, fd);
+	R.obuf = xrealloc(NULL, OUTBUF_SIZE);
+	if (R.output) {
+		R.out = open(R.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (R.out < 0) {
+			err("Couldn't open output file %s: %s", R.output, strerror(errno));
+			return 1;
+		}
+	}
+	if (setup_signals() < 0) {
+		err("Couldn't set up signals: %s", strerror(errno));
+		return 1;
+	}
+
+	params = param_string();
+	verbose("loading %s as %s with \"%s\"", R.ko, R.name, params);
+	if (syscall(SYS_finit_module, fd, params, 0) != 0) {
+		err("Couldn't insert module '%s': %s", R.ko, moderror(errno));
+		return 1;
+	}
+	R.loaded = true;
+	close(fd);
+	free(params);
+
+	if (open_channels() == 0)
+		run();
+	cleanup();
+	if (R.out != STDOUT_FILENO && close(R.out) < 0 && !R.out_failed)
+		err("Couldn't write the output to %s: %s", R.output, strerror(errno));
+	return R.status;
+}

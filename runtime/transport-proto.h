@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * transport-proto.h - the wire protocol between a Tapir module and its
+ * loader (runtime/loader/tapir-run.c). The one header both sides build
+ * from; plain C types, usable in the kernel and in user space.
+ *
+ * Files (created by runtime/transport.c when the module loads):
+ *
+ *   DIR/ctl         the control channel, read and written by the loader
+ *   DIR/traceN      the script's output written on CPU N (one per CPU)
+ *
+ *   DIR is TP_PROTO_DEBUGFS_DIR "NAME" (relay channels on debugfs) or,
+ *   when debugfs is unusable (not mounted, kernel lockdown), the procfs
+ *   fallback TP_PROTO_PROCFS_DIR "NAME" (a ring per CPU). NAME is the
+ *   module's name.
+ *
+ * Control channel. Every message is a struct tp_proto_msg header and
+ * `len` bytes of payload, padded with zeros to a multiple of 8
+ * (TP_PROTO_MSG_SIZE()). read() blocks (unless O_NONBLOCK) until a
+ * message is queued and returns whole messages only, as many as fit; it
+ * wants a buffer of at least TP_PROTO_MSG_MAX bytes (EINVAL otherwise).
+ * poll() says POLLIN when a message is queued. write() takes exactly one
+ * message. Only one process may have the file open (EBUSY otherwise);
+ * closing it without STOP stops the session.
+ *
+ *   module -> loader                    loader -> module
+ *   HELLO   (queued at load: first)
+ *                                       START   (version, target pid)
+ *   STDERR* (begin probes' messages)
+ *   STARTED (status of the start)
+ *   STDERR*, REQUEST_EXIT
+ *                                       STOP    (exit requested, SIGINT,
+ *                                                SIGTERM, -T, -c's end)
+ *   STDERR* (end probes, "WARNING: Number of errors: ...")
+ *   DONE    (final statistics: last)
+ *
+ * The loader checks HELLO's magic and version before anything else; the
+ * module checks START's version (write() fails with EPROTO on mismatch).
+ * The first 16 bytes of HELLO (header, magic, version) never change
+ * between versions, so that any two versions can tell each other apart.
+ * After a failed start the module stops by itself and sends DONE; after
+ * DONE the loader reads every trace file to the end and removes the module.
+ *
+ * Data framing. Each traceN file is a byte stream of frames: a struct
+ * tp_proto_frame header, then `len` bytes of output. `seq` counts every
+ * frame of every CPU from 1 without gaps (a write that does not fit is
+ * dropped whole and takes no number), so the loader prints frames in
+ * `seq` order across CPUs. A frame may arrive in pieces (read() returns
+ * whatever is there); relay's sub-buffer padding is never part of the
+ * stream. read() never blocks and returns 0 when nothing is there; poll()
+ * says POLLIN only now and then (relay: a full sub-buffer), so the loader
+ * also reads every 100 ms.
+ */
+#ifndef TAPIR_RUNTIME_TRANSPORT_PROTO_H
+#define TAPIR_RUNTIME_TRANSPORT_PROTO_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#endif
+
+#ifndef TP_PROTO_VERSION		/* -D only to test the mismatch */
+#define TP_PROTO_VERSION	1
+#endif
+#define TP_PROTO_MAGIC		0x52495054u	/* "TPIR" in memory order */
+#define TP_PROTO_FRAME_MAGIC		0x4d415246u	/* "FRAM" */
+
+#define TP_PROTO_DEBUGFS_DIR	"/sys/kernel/debug/tapir-"
+#define TP_PROTO_PROCFS_DIR	"/proc/tapir-"
+#define TP_PROTO_CTL		"ctl"
+#define TP_PROTO_TRACE		"trace"		/* + CPU number */
+
+/* Message types. */
+enum tp_proto_type {
+	/* module -> loader */
+	TP_PROTO_HELLO = 1,	/* struct tp_proto_hello */
+	TP_PROTO_STARTED = 2,	/* struct tp_proto_started */
+	TP_PROTO_STDERR = 3,	/* text: one or more lines for standard
+				 * error; the loader ends it with '\n' when
+				 * it does not end with one */
+	TP_PROTO_REQUEST_EXIT = 4, /* no payload: the script asks to stop */
+	TP_PROTO_DONE = 5,	/* struct tp_proto_done */
+	/* loader -> module */
+	TP_PROTO_START = 16,	/* struct tp_proto_start */
+	TP_PROTO_STOP = 17,	/* no payload */
+};
+
+struct tp_proto_msg {
+	uint32_t type;		/* enum tp_proto_type */
+	uint32_t len;		/* payload bytes after this header */
+};
+
+#define TP_PROTO_ALIGN(n)		(((n) + 7u) & ~7u)
+#define TP_PROTO_MSG_SIZE(len) \
+	(sizeof(struct tp_proto_msg) + TP_PROTO_ALIGN(len))
+/* The largest message either side sends (header included). */
+#define TP_PROTO_MSG_MAX		4096u
+/* The longest STDERR text; longer texts are cut and end with "...". */
+#define TP_PROTO_TEXT_MAX		(TP_PROTO_MSG_MAX - sizeof(struct tp_proto_msg))
+
+/* HELLO flags: which kind of files the module created. */
+#define TP_PROTO_HELLO_RELAY		0x1u	/* debugfs relay (else procfs rings) */
+
+struct tp_proto_hello {
+	uint32_t magic;		/* TP_PROTO_MAGIC */
+	uint32_t version;	/* TP_PROTO_VERSION */
+	/* -- the fields below may change with the version -- */
+	uint32_t flags;		/* TP_PROTO_HELLO_* */
+	uint32_t ncpus;		/* traceN files exist for some N < ncpus */
+	uint64_t bufsize;	/* bytes of buffer per CPU */
+	uint64_t subbuf_size;	/* relay sub-buffer bytes (0: procfs) */
+	uint32_t bufsize_mb;	/* the size as the user gave it (-b), for
+				 * messages; 0 when set in KB for tests */
+	uint32_t reserved;
+};
+
+/* START flags. */
+#define TP_PROTO_START_TARGET		0x1u	/* target_pid is set (-c or -x) */
+
+struct tp_proto_start {
+	uint32_t magic;		/* TP_PROTO_MAGIC */
+	uint32_t version;	/* TP_PROTO_VERSION */
+	uint32_t flags;		/* TP_PROTO_START_* */
+	uint32_t reserved;
+	int64_t target_pid;	/* target(): -x PID, or -c's command */
+};
+
+struct tp_proto_started {
+	int32_t status;		/* 0, or the -errno tp_session_start()
+				 * returned */
+	uint32_t reserved;
+};
+
+struct tp_proto_done {
+	uint64_t frames;	/* frames written */
+	uint64_t bytes;		/* output bytes written (without headers) */
+	uint64_t lost_writes;	/* writes dropped: buffer full, NMI, no
+				 * buffer for the CPU ("transport failures") */
+	uint64_t lost_bytes;	/* their bytes */
+	uint64_t lost_messages;	/* STDERR texts dropped (queue full) */
+};
+
+/* The header of every output chunk in a traceN file. */
+struct tp_proto_frame {
+	uint64_t seq;		/* 1, 2, 3... across all CPUs */
+	uint32_t len;		/* bytes of output that follow */
+	uint32_t magic;		/* TP_PROTO_FRAME_MAGIC: catches framing bugs */
+};
+
+/* Buffer sizes: -b MB (1..4095) per CPU; default as stap's 16 MB, less
+ * when memory is short (a quarter of free memory over the CPUs). */
+#define TP_PROTO_BUFSIZE_DEFAULT_MB	16
+#define TP_PROTO_BUFSIZE_MAX_MB	4095
+
+#endif /* TAPIR_RUNTIME_TRANSPORT_PROTO_H */
