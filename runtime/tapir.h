@@ -66,6 +66,18 @@
 #define MAXBACKTRACE 20
 #endif
 
+/*
+ * Other -D switches the runtime reads (stap's names):
+ *   STAP_SUPPRESS_HANDLER_ERRORS  --suppress-handler-errors: runtime
+ *       errors are counted, not printed, and neither MAXERRORS nor
+ *       MAXSKIPPED ends the run
+ *   STP_TIMING  -t: the exit report adds "Skipped due to reentrancy: N"
+ *       (probes that hit while their CPU ran a handler; without -t they
+ *       are counted silently, as stap does)
+ *   TRYLOCKDELAY  microseconds between tries of a global's lock (10)
+ *   TP_PRINT_BUFSIZE  bytes of each CPU's print buffer (8192)
+ */
+
 /* ---- The per-CPU probe context ---- */
 struct tp_probe;
 
@@ -100,6 +112,9 @@ struct tp_context {
  * calls do nothing), printf-style message into c->error_buf, then
  * c->last_error points at it. The generated code checks c->last_error
  * after anything that can fail and jumps out (or to a catch block).
+ * When the handler returns with c->last_error set (and c->aborted not),
+ * tp_run_probe prints "ERROR: <last_error> near <last_stmt>" (without
+ * " near ..." when last_stmt is NULL) and counts it toward MAXERRORS.
  */
 __printf(2, 3) void tp_error(struct tp_context *c, const char *fmt, ...);
 
