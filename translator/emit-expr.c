@@ -60,6 +60,34 @@ bool has_side_effects(const struct expr *x)
 	return false;
 }
 
+/* Can evaluating x assign to a local variable? (Nothing else can change
+ * a local: functions have their own frames.) */
+static bool writes_locals(const struct expr *x)
+{
+	if (!x)
+		return false;
+	if ((x->kind == E_ASSIGN || x->kind == E_CREMENT) && x->a &&
+	    x->a->kind == E_VAR && x->a->ref &&
+	    !((const struct symbol *)x->a->ref)->global)
+		return true;
+	if (writes_locals(x->a) || writes_locals(x->b) || writes_locals(x->c))
+		return true;
+	for (const struct expr *a = x->args; a; a = a->next)
+		if (writes_locals(a))
+			return true;
+	return false;
+}
+
+/* v, copied to a temporary if evaluating later could change it. */
+struct val protect(struct body *b, struct val v, const struct expr *later)
+{
+	if (v.stable || !later)
+		return v;
+	if (v.local ? writes_locals(later) : has_side_effects(later))
+		return materialize(b, v);
+	return v;
+}
+
 /* Copy a value that could change into a temporary. */
 struct val materialize(struct body *b, struct val v)
 {
@@ -96,9 +124,8 @@ static int eval_list(struct body *b, struct expr *list, struct val *v,
 	int n = 0;
 
 	for (struct expr *a = list; a && n < max; a = a->next) {
-		if (has_side_effects(a))
-			for (int i = 0; i < n; i++)
-				v[i] = materialize(b, v[i]);
+		for (int i = 0; i < n; i++)
+			v[i] = protect(b, v[i], a);
 		v[n++] = emit_expr(b, a);
 	}
 	return n;
@@ -123,9 +150,8 @@ int eval_keys(struct body *b, struct expr *args, struct val *keys,
 			keys[n] = mkval("0", TYPE_LONG, true);
 			continue;
 		}
-		if (has_side_effects(a))
-			for (int i = 0; i < n; i++)
-				keys[i] = materialize(b, keys[i]);
+		for (int i = 0; i < n; i++)
+			keys[i] = protect(b, keys[i], a);
 		keys[n] = emit_expr(b, a);
 	}
 	return n;
@@ -335,9 +361,7 @@ static struct val emit_binary(struct body *b, struct expr *x)
 	default:
 		break;
 	}
-	a = emit_expr(b, x->a);
-	if (has_side_effects(x->b))
-		a = materialize(b, a);
+	a = protect(b, emit_expr(b, x->a), x->b);
 	v = emit_expr(b, x->b);
 	switch (x->op) {
 	case OP_CONCAT:
@@ -485,6 +509,7 @@ static void call_one(struct body *b, struct expr *x, struct fninfo *fi,
 	const char *decl = near_text(em, "identifier", fn->name, &fn->decl->loc);
 
 	em_emit_function(em, fi);
+	fi->called = true;
 	out(b, "if (unlikely(c->nesting >= MAXNESTING)) {");
 	out(b, "\tc->last_error = \"MAXNESTING exceeded\";");
 	out(b, "\tc->last_stmt = %s;", c_string(em, decl, strlen(decl)));
@@ -511,9 +536,9 @@ static void call_one(struct body *b, struct expr *x, struct fninfo *fi,
 		b->ind--;
 	}
 	if (result)
-		assign_to(b, result, fn->type,
+		assign_to(b, result, fi->type,
 			  mkval(em_printf(em, "%s.__retvalue", frame_of(b, fi)),
-				fn->type, false));
+				fi->type, false));
 	/* the caller of a loop-free function pays for its statements */
 	record_actions(b, fi->actions, callnear, true);
 	/* the functions a body calls, for its lock set */
@@ -544,20 +569,19 @@ static void call_overloads(struct body *b, struct expr *x, struct function *fn,
 static struct val emit_call(struct body *b, struct expr *x)
 {
 	struct function *fn = x->ref;
+	enum vtype t = em_fn(b->em, fn)->type;
 	struct val args[MAX_ARITY + 1];
 	const char *result = NULL;
-	int n;
 
-	n = eval_list(b, x->args, args, MAX_ARITY);
-	(void)n;
-	if (fn->type == TYPE_LONG)
+	eval_list(b, x->args, args, MAX_ARITY);
+	if (t == TYPE_LONG)
 		result = tmp_new(b, TMP_LONG);
-	else if (fn->type == TYPE_STRING)
+	else if (t == TYPE_STRING)
 		result = tmp_new(b, TMP_STR);
 	call_overloads(b, x, fn, args, result);
 	if (!result)
 		return mkval("0", TYPE_LONG, true);
-	return mkval(result, fn->type, true);
+	return mkval(result, t, true);
 }
 
 /* ---- the print family ---- */
@@ -703,8 +727,8 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 		dlit = list->kind == E_STR;
 		if (!dlit) {
 			dv = emit_expr(b, list);
-			if (has_side_effects(list->next))
-				dv = materialize(b, dv);
+			for (struct expr *a = list->next; a; a = a->next)
+				dv = protect(b, dv, a);
 		}
 		list = list->next;
 	}
@@ -776,7 +800,13 @@ struct val emit_expr(struct body *b, struct expr *x)
 				 "here", x->str);
 			return mkval("0", TYPE_LONG, true);
 		}
-		return mkval(scalar_ref(b, x, false), sym->type, false);
+		{
+			struct val v = mkval(scalar_ref(b, x, false), sym->type,
+					     false);
+
+			v.local = !sym->global;
+			return v;
+		}
 	}
 	case E_INDEX:
 		return emit_index_read(b, x);

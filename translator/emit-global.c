@@ -106,20 +106,23 @@ void emit_globals_decl(struct em *em, FILE *o)
 				fputs("\t.capacity = MAXMAPENTRIES,\n", o);
 			if (sym->wrap)
 				fputs("\t.wrap = true,\n", o);
-			fprintf(o, "};\nstatic struct tp_map %s;\n\n", g->cname);
+			fprintf(o, "};\nstatic struct tp_map %s __maybe_unused;\n\n",
+				g->cname);
 			continue;
 		}
 		if (sym->type == TYPE_STATS) {
-			fprintf(o, "static struct tp_stat %s;\n\n", g->cname);
+			fprintf(o, "static struct tp_stat %s __maybe_unused;\n\n",
+				g->cname);
 			continue;
 		}
 		init = initial_value(em, g);
 		if (sym->type == TYPE_STRING)
-			fprintf(o, "static char %s[MAXSTRINGLEN]%s%s;\n\n", g->cname,
-				init ? " = " : "", init ? init : "");
+			fprintf(o, "static char %s[MAXSTRINGLEN] __maybe_unused%s%s;"
+				"\n\n", g->cname, init ? " = " : "",
+				init ? init : "");
 		else
-			fprintf(o, "static s64 %s%s%s;\n\n", g->cname,
-				init ? " = " : "", init ? init : "");
+			fprintf(o, "static s64 %s __maybe_unused%s%s;\n\n",
+				g->cname, init ? " = " : "", init ? init : "");
 	}
 	for (int i = 0; i < em->nidx; i++)
 		fprintf(o, "/* the order of a sorted foreach over %s */\n"
@@ -130,7 +133,7 @@ void emit_globals_decl(struct em *em, FILE *o)
 	      "them in). */\nstatic struct {\n", o);
 	for (int i = 0; i < em->nglobals; i++)
 		fprintf(o, "\tstruct tp_global_lock %s;\n", em->globals[i]->cname);
-	fputs("} tpg_locks = {\n", o);
+	fputs("} tpg_locks __maybe_unused = {\n", o);
 	for (int i = 0; i < em->nglobals; i++)
 		fprintf(o, "\t.%s = TP_GLOBAL_LOCK_INIT(tpg_locks.%s),\n",
 			em->globals[i]->cname, em->globals[i]->cname);
@@ -252,15 +255,16 @@ static struct gvar *array_of(struct body *b, const struct expr *x)
 	return g;
 }
 
+/* The keys of x[...]; later: what is evaluated after them, before use. */
 static const char *keys_of(struct body *b, struct expr *x, struct gvar *g,
-			   bool allow_wild, unsigned *wild, bool stable)
+			   bool allow_wild, unsigned *wild,
+			   const struct expr *later)
 {
 	struct val keys[MAX_ARITY];
 	int n = eval_keys(b, x->args, keys, allow_wild, wild);
 
-	if (stable)
-		for (int i = 0; i < n; i++)
-			keys[i] = materialize(b, keys[i]);
+	for (int i = 0; i < n; i++)
+		keys[i] = protect(b, keys[i], later);
 	return keys_literal(b, x->args, g->sym, keys, n);
 }
 
@@ -277,7 +281,7 @@ struct val emit_index_read(struct body *b, struct expr *x)
 			 "@count", x->str);
 		return mkval("0", TYPE_LONG, true);
 	}
-	k = keys_of(b, x, g, false, NULL, false);
+	k = keys_of(b, x, g, false, NULL, NULL);
 	use_global(b, g, false);
 	if (g->sym->type == TYPE_STRING) {
 		t = tmp_new(b, TMP_PTR);
@@ -316,8 +320,7 @@ struct val emit_index_assign(struct body *b, struct expr *x)
 
 	if (!g)
 		return mkval("0", TYPE_LONG, true);
-	k = keys_of(b, lhs, g, false, NULL, x->kind == E_ASSIGN &&
-		    has_side_effects(x->b));
+	k = keys_of(b, lhs, g, false, NULL, x->kind == E_ASSIGN ? x->b : NULL);
 	if (x->kind == E_ASSIGN) {
 		v = emit_expr(b, x->b);
 		/* a string of an array may be the very entry replaced */
@@ -381,7 +384,7 @@ struct val emit_in(struct body *b, struct expr *x)
 
 	if (!g)
 		return mkval("0", TYPE_LONG, true);
-	k = keys_of(b, x, g, true, &wild, false);
+	k = keys_of(b, x, g, true, &wild, NULL);
 	use_global(b, g, false);
 	t = tmp_new(b, TMP_LONG);
 	if (!wild) {
@@ -428,7 +431,7 @@ void emit_agg_add(struct body *b, struct expr *target, struct val v)
 		return;
 	}
 	{
-		const char *k = keys_of(b, target, g, false, NULL, false);
+		const char *k = keys_of(b, target, g, false, NULL, NULL);
 		const char *near = near_text(em, "identifier", target->str,
 					     &target->loc);
 
@@ -458,7 +461,7 @@ const char *stat_cell_of(struct body *b, struct expr *target)
 		return ptr;
 	}
 	{
-		const char *k = keys_of(b, target, g, false, NULL, false);
+		const char *k = keys_of(b, target, g, false, NULL, NULL);
 		const char *e = tmp_new(b, TMP_LONG);
 
 		use_global(b, g, false);
@@ -571,7 +574,7 @@ void emit_delete(struct body *b, struct stmt *st)
 
 		if (!(g = array_of(b, x)))
 			return;
-		k = keys_of(b, x, g, true, &wild, false);
+		k = keys_of(b, x, g, true, &wild, NULL);
 		use_global(b, g, true);
 		if (wild)
 			out(b, "tp_map_delete_slice(&%s, %s, %uu);", g->cname, k,
@@ -727,7 +730,7 @@ void emit_foreach(struct body *b, struct stmt *st)
 		int id = new_idx(em, g->cname);
 
 		if (slice)
-			k = keys_of(b, arr, g, true, &wild, true);
+			k = keys_of(b, arr, g, true, &wild, fe->limit);
 		if (fe->limit) {
 			const char *lv = materialize(b, emit_expr(b, fe->limit)).c;
 

@@ -45,7 +45,9 @@ struct gvar {
 struct fninfo {
 	struct function *fn;
 	const char *cname;		/* fn_NAME */
+	enum vtype type;		/* of the value it returns */
 	bool embedded;
+	bool called;			/* some emitted code calls it */
 	bool has_loops;			/* charges actions itself */
 	bool uses_next;			/* `next`: try the next overload */
 	bool may_fail;			/* can set c->last_error */
@@ -132,6 +134,8 @@ struct val {
 	enum vtype type;
 	bool stable;		/* a literal or a temporary: later side effects
 				 * of the same statement cannot change it */
+	bool local;		/* a local variable: only assignments in this
+				 * body can change it */
 };
 
 /* emit.c */
@@ -167,10 +171,12 @@ const char *stmt_near(struct em *em, const struct stmt *st);
 const char *expr_first_near(struct em *em, const struct expr *x);
 bool stmt_has_loops(const struct stmt *st);
 bool stmt_has_next(const struct stmt *st);
+bool stmt_returns_value(const struct stmt *st);
 
 /* emit-expr.c */
 struct val emit_expr(struct body *b, struct expr *x);
 struct val materialize(struct body *b, struct val v);
+struct val protect(struct body *b, struct val v, const struct expr *later);
 struct val emit_cond(struct body *b, struct expr *x);
 bool has_side_effects(const struct expr *x);
 void emit_print_call(struct body *b, struct expr *x, const char *dst);

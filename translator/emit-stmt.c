@@ -107,6 +107,18 @@ bool stmt_has_loops(const struct stmt *st)
 	return false;
 }
 
+bool stmt_returns_value(const struct stmt *st)
+{
+	for (; st; st = st->next) {
+		if (st->kind == S_RETURN && st->e)
+			return true;
+		if (stmt_returns_value(st->body) ||
+		    stmt_returns_value(st->else_body))
+			return true;
+	}
+	return false;
+}
+
 bool stmt_has_next(const struct stmt *st)
 {
 	for (; st; st = st->next) {
@@ -286,7 +298,7 @@ static void emit_return(struct body *b, struct stmt *st)
 	if (st->e && b->fn) {
 		struct val v = emit_expr(b, st->e);
 
-		assign_to(b, "l->__retvalue", b->fn->fn->type, v);
+		assign_to(b, "l->__retvalue", b->fn->type, v);
 	} else if (st->e) {
 		emit_expr(b, st->e);
 	}

@@ -337,6 +337,25 @@ static void body_close(struct body *b)
 	b->o = NULL;
 }
 
+/* The locals are listed newest first: these give declaration order. */
+static int nlocals(const struct body *b)
+{
+	int n = 0;
+
+	for (const struct symbol *l = b->locals; l; l = l->next)
+		n++;
+	return n;
+}
+
+static const struct symbol *local_at(const struct body *b, int i)
+{
+	const struct symbol *l = b->locals;
+
+	while (i-- > 0)
+		l = l->next;
+	return l;
+}
+
 static void frame_member(FILE *o, enum vtype t, const char *name)
 {
 	if (t == TYPE_STRING)
@@ -361,14 +380,16 @@ static bool frame_struct(struct em *em, struct body *b, FILE *o)
 			frame_member(m, p->type, em_printf(em, "l_%s", p->name));
 			any = true;
 		}
-	for (const struct symbol *l = b->locals; l; l = l->next) {
+	for (int i = nlocals(b) - 1; i >= 0; i--) {
+		const struct symbol *l = local_at(b, i);
+
 		if (l->type == TYPE_UNKNOWN || l->type == TYPE_STATS)
 			continue;
 		frame_member(m, l->type, em_printf(em, "l_%s", l->name));
 		any = true;
 	}
-	if (fi && fi->fn->type != TYPE_UNKNOWN) {
-		frame_member(m, fi->fn->type, "__retvalue");
+	if (fi && fi->type != TYPE_UNKNOWN) {
+		frame_member(m, fi->type, "__retvalue");
 		any = true;
 	}
 	if (fi && fi->uses_next) {
@@ -394,7 +415,9 @@ static bool frame_struct(struct em *em, struct body *b, FILE *o)
 /* Zero the script's locals at entry, as SystemTap does. */
 static void init_locals(struct body *b, FILE *o)
 {
-	for (const struct symbol *l = b->locals; l; l = l->next) {
+	for (int i = nlocals(b) - 1; i >= 0; i--) {
+		const struct symbol *l = local_at(b, i);
+
 		if (l->type == TYPE_STRING)
 			fprintf(o, "\tl->l_%s[0] = '\\0';\n", l->name);
 		else if (l->type == TYPE_LONG)
@@ -442,6 +465,20 @@ void em_emit_function(struct em *em, struct fninfo *fi)
 	fi->state = 2;
 }
 
+/* The functions the probes reach, the only ones written out. */
+static void mark_called(struct body *b)
+{
+	for (int i = 0; i < b->ncalls; i++) {
+		struct fninfo *fi = b->calls[i];
+
+		if (fi->called)
+			continue;
+		fi->called = true;
+		if (fi->body)
+			mark_called(fi->body);
+	}
+}
+
 /* ---- the parts of the file ---- */
 
 static void preamble(struct em *em, FILE *o)
@@ -476,6 +513,18 @@ static void preamble(struct em *em, FILE *o)
 	      "\treturn b == -1 ? 0 : a - div64_s64(a, b) * b;\n}\n\n", o);
 }
 
+/* A top-level block may define helpers and per-CPU data for functions
+ * the script does not call: not worth a warning. */
+static void embedded_block(struct em *em, const struct decl *d, FILE *o)
+{
+	fprintf(o, "/* %%{ from %s */\n"
+		"#pragma GCC diagnostic push\n"
+		"#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+		"#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
+		"%s\n"
+		"#pragma GCC diagnostic pop\n\n", loc_text(em, &d->loc), d->code);
+}
+
 /* The top-level %{ %} blocks: every tapset file that joined the program,
  * then the script's own. */
 static void embedded_blocks(struct em *em, FILE *o)
@@ -489,13 +538,11 @@ static void embedded_blocks(struct em *em, FILE *o)
 			for (const struct decl *d = f->script->decls; d;
 			     d = d->next)
 				if (d->kind == D_EMBEDDED)
-					fprintf(o, "/* %%{ from %s */\n%s\n\n",
-						loc_text(em, &d->loc), d->code);
+					embedded_block(em, d, o);
 		}
 	for (const struct decl *d = em->prog->user->decls; d; d = d->next)
 		if (d->kind == D_EMBEDDED)
-			fprintf(o, "/* %%{ from %s */\n%s\n\n",
-				loc_text(em, &d->loc), d->code);
+			embedded_block(em, d, o);
 }
 
 /* The body of an embedded-C function, with SystemTap's macros. */
@@ -503,7 +550,7 @@ static void embedded_function(struct em *em, struct fninfo *fi, bool frame,
 			      FILE *o)
 {
 	const struct function *fn = fi->fn;
-	bool str = fn->type == TYPE_STRING;
+	bool str = fi->type == TYPE_STRING;
 
 	fprintf(o, "/* function %s at %s */\n", fn->name,
 		loc_text(em, &fn->decl->loc));
@@ -515,9 +562,9 @@ static void embedded_function(struct em *em, struct fninfo *fi, bool frame,
 		fputs("\t(void)c;\n", o);
 	for (const struct symbol *p = fn->params; p; p = p->next)
 		fprintf(o, "#define STAP_ARG_%s (l->l_%s)\n", p->name, p->name);
-	if (fn->type != TYPE_UNKNOWN)
+	if (fi->type != TYPE_UNKNOWN)
 		fputs("#define STAP_RETVALUE (l->__retvalue)\n", o);
-	if (fn->type == TYPE_UNKNOWN)
+	if (fi->type == TYPE_UNKNOWN)
 		fputs("#define STAP_RETURN() return\n", o);
 	else if (str)
 		fputs("#define STAP_RETURN(v) do { tp_str_copy(STAP_RETVALUE, "
@@ -532,14 +579,14 @@ static void embedded_function(struct em *em, struct fninfo *fi, bool frame,
 	if (fi->uses_next)
 		fputs("#define STAP_NEXT do { l->__next = true; return; } "
 		      "while (0)\n", o);
-	if (fn->type == TYPE_LONG)
+	if (fi->type == TYPE_LONG)
 		fputs("\tl->__retvalue = 0;\n", o);
 	else if (str)
 		fputs("\tl->__retvalue[0] = '\\0';\n", o);
 	fprintf(o, "\t{\n%s\n\t}\n", fn->decl->code);
 	for (const struct symbol *p = fn->params; p; p = p->next)
 		fprintf(o, "#undef STAP_ARG_%s\n", p->name);
-	if (fn->type != TYPE_UNKNOWN)
+	if (fi->type != TYPE_UNKNOWN)
 		fputs("#undef STAP_RETVALUE\n", o);
 	fputs("#undef STAP_RETURN\n#undef STAP_ERROR\n#undef STAP_PRINTF\n"
 	      "#undef CONTEXT\n#undef THIS\n", o);
@@ -561,9 +608,9 @@ static void script_function(struct em *em, struct fninfo *fi, bool frame,
 		fprintf(o, "\tstruct %s_locals *l = &TPG_FRAMES(c)->fn[c->nesting "
 			"- 1].%s;\n\n", fi->cname, fi->cname);
 	init_locals(b, o);
-	if (fn->type == TYPE_LONG)
+	if (fi->type == TYPE_LONG)
 		fputs("\tl->__retvalue = 0;\n", o);
-	else if (fn->type == TYPE_STRING)
+	else if (fi->type == TYPE_STRING)
 		fputs("\tl->__retvalue[0] = '\\0';\n", o);
 	if (fi->uses_next)
 		fputs("\tl->__next = false;\n", o);
@@ -755,6 +802,7 @@ static void setup_functions(struct em *em)
 		const struct decl *d = fi->fn->decl;
 
 		fi->cname = cname(em, "fn_", fi->fn->name);
+		fi->type = fi->fn->type;
 		if (fi->embedded) {
 			fi->may_fail = code_has(d->code, "STAP_ERROR") ||
 				       code_has(d->code, "tp_error") ||
@@ -764,6 +812,8 @@ static void setup_functions(struct em *em)
 		} else {
 			fi->may_fail = true;
 			fi->has_loops = stmt_has_loops(d->body);
+			if (fi->type == TYPE_UNKNOWN && stmt_returns_value(d->body))
+				fi->type = TYPE_LONG;
 			fi->uses_next = stmt_has_next(d->body);
 		}
 	}
@@ -904,9 +954,15 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		}
 		emit_probe_body(&em, po, id);
 	}
-	/* functions nobody called (-u keeps them) */
+	/* functions nobody called (-u keeps them): checked, not written */
 	for (int i = 0; i < em.nfns; i++)
-		em_emit_function(&em, em.fns[i]);
+		if (em.fns[i]->fn->used)
+			em_emit_function(&em, em.fns[i]);
+	for (int i = 0; i < em.nfns; i++)
+		em.fns[i]->called = false;
+	for (int i = 0; i < np; i++)
+		if (pos[i].b)
+			mark_called(pos[i].b);
 	if (em.errors)
 		goto done;
 
@@ -951,8 +1007,9 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 				any_probe_frame |= pframe[i] =
 					frame_struct(&em, pos[i].b, fo);
 		for (int i = 0; i < em.nfns; i++)
-			any_fn_frame |= fframe[i] = frame_struct(&em,
-								 em.fns[i]->body, fo);
+			if (em.fns[i]->called)
+				any_fn_frame |= fframe[i] = frame_struct(&em,
+						em.fns[i]->body, fo);
 		fclose(fo);
 		if (any_probe_frame || any_fn_frame)
 			fprintf(o, "/* ---- frames: the locals and temporaries of "
@@ -984,11 +1041,14 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	if (em.nfns) {
 		fputs("/* ---- functions ---- */\n\n", o);
 		for (int i = em.nfns - 1; i >= 0; i--)
-			fprintf(o, "static void %s(struct tp_context *c);\n",
-				em.fns[i]->cname);
+			if (em.fns[i]->called)
+				fprintf(o, "static void %s(struct tp_context *c);\n",
+					em.fns[i]->cname);
 		fputc('\n', o);
 	}
 	for (int i = em.nfns - 1; i >= 0; i--) {
+		if (!em.fns[i]->called)
+			continue;
 		if (em.fns[i]->embedded)
 			embedded_function(&em, em.fns[i], fframe[i], o);
 		else
