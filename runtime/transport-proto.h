@@ -9,10 +9,9 @@
  *   DIR/ctl         the control channel, read and written by the loader
  *   DIR/traceN      the script's output written on CPU N (one per CPU)
  *
- *   DIR is TP_PROTO_DEBUGFS_DIR "NAME" (relay channels on debugfs) or,
- *   when debugfs is unusable (not mounted, kernel lockdown), the procfs
- *   fallback TP_PROTO_PROCFS_DIR "NAME" (a ring per CPU). NAME is the
- *   module's name.
+ *   DIR is TP_PROTO_DEBUGFS_DIR "NAME" or, when debugfs is unusable
+ *   (not there, kernel lockdown), TP_PROTO_PROCFS_DIR "NAME"; NAME is the
+ *   module's name. Both hold the same files.
  *
  * Control channel. Every message is a struct tp_proto_msg header and
  * `len` bytes of payload, padded with zeros to a multiple of 8
@@ -46,10 +45,9 @@
  * frame of every CPU from 1 without gaps (a write that does not fit is
  * dropped whole and takes no number), so the loader prints frames in
  * `seq` order across CPUs. A frame may arrive in pieces (read() returns
- * whatever is there); relay's sub-buffer padding is never part of the
- * stream. read() never blocks and returns 0 when nothing is there; poll()
- * says POLLIN only now and then (relay: a full sub-buffer), so the loader
- * also reads every 100 ms.
+ * whatever is there). read() never blocks and returns 0 when nothing is
+ * there; poll() says POLLIN only now and then (when much output waits),
+ * so the loader also reads every 100 ms.
  */
 #ifndef TAPIR_RUNTIME_TRANSPORT_PROTO_H
 #define TAPIR_RUNTIME_TRANSPORT_PROTO_H
@@ -99,8 +97,8 @@ struct tp_proto_msg {
 /* The longest STDERR text; longer texts are cut and end with "...". */
 #define TP_PROTO_TEXT_MAX		(TP_PROTO_MSG_MAX - sizeof(struct tp_proto_msg))
 
-/* HELLO flags: which kind of files the module created. */
-#define TP_PROTO_HELLO_RELAY		0x1u	/* debugfs relay (else procfs rings) */
+/* HELLO flags: where the module created its files. */
+#define TP_PROTO_HELLO_DEBUGFS	0x1u	/* debugfs (else procfs) */
 
 struct tp_proto_hello {
 	uint32_t magic;		/* TP_PROTO_MAGIC */
@@ -109,8 +107,7 @@ struct tp_proto_hello {
 	uint32_t flags;		/* TP_PROTO_HELLO_* */
 	uint32_t ncpus;		/* traceN files exist for some N < ncpus */
 	uint64_t bufsize;	/* bytes of buffer per CPU */
-	uint64_t subbuf_size;	/* relay sub-buffer bytes (0: procfs) */
-	uint32_t bufsize_mb;	/* the size as the user gave it (-b), for
+	uint32_t bufsize_mb;	/* the size in MB (-b, or the default) for
 				 * messages; 0 when set in KB for tests */
 	uint32_t reserved;
 };

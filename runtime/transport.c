@@ -3,17 +3,27 @@
  * transport.c - the module's side of the channel to the loader
  * (transport.h for the runtime core, transport-proto.h for the wire):
  *
- *   data     per-CPU relay channels on debugfs (tapir-NAME/traceN); when
- *            debugfs cannot be used (not there, kernel lockdown, or
- *            _tapir_procfs=1) a lockless single-producer ring per CPU
- *            read through procfs (/proc/tapir-NAME/traceN). Every write
- *            is one frame with a global sequence number; all of it goes
- *            or none, and what cannot go is counted.
+ *   data     a buffer per CPU, read through tapir-NAME/traceN on debugfs
+ *            or, when debugfs cannot be used (not there, kernel lockdown,
+ *            or _tapir_procfs=1), on procfs. Every write is one frame with
+ *            a global sequence number; all of it goes or none, and what
+ *            cannot go is counted.
  *   control  tapir-NAME/ctl: a queue of messages to the loader (HELLO,
  *            STARTED, STDERR texts, REQUEST_EXIT, DONE) filled from any
  *            context, and the loader's commands (START, STOP) handled in
  *            its process context, where the session is started and
  *            stopped.
+ *
+ * The per-CPU buffers are lockless single-producer rings (the CPU itself,
+ * irqs off) with one reader (the loader), not relay channels: relay's
+ * read() races with a sub-buffer switch when the reader has caught up
+ * with the writer (relay_file_read_subbuf_avail() takes the write
+ * sub-buffer from buf->data, which relay_switch_subbuf() moves only after
+ * subbufs_produced, so the reader can take a whole unwritten sub-buffer
+ * for data). Seen in the guest as 64 KB of zeros in the middle of a
+ * printf-heavy probe's output, whenever the loader kept up. Reading only
+ * full sub-buffers would avoid it but hold back a slow script's output
+ * until 64 KB pile up, and relay_flush() may not run in probe context.
  *
  * Wakeups of the loader go through irq_work: a probe may run where a
  * wake_up() would deadlock (inside the scheduler, in NMI).
@@ -33,7 +43,6 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
-#include <linux/relay.h>
 #include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -62,10 +71,12 @@ MODULE_PARM_DESC(_tapir_procfs, "use procfs files even if debugfs works");
 #define TP_QUEUE_SIZE	(64 * 1024)	/* control messages (power of 2) */
 #define TP_QUEUE_RESERVE 1024		/* kept for HELLO/STARTED/DONE */
 #define TP_BOUNCE_SIZE	(16 * 1024)	/* one read() of the control file */
-#define TP_SUBBUF_MAX	(64 * 1024)
+#define TP_WAKE_BYTES	(256 * 1024)	/* wake the loader when this much
+					 * output waits (or a quarter of the
+					 * buffer, if less) */
 
-/* The procfs fallback's buffer for one CPU: one writer (that CPU, irqs
- * off), one reader (the loader); head and tail only grow. */
+/* One CPU's output buffer: one writer (that CPU, irqs off), one reader
+ * (the loader); head and tail only grow. */
 struct tp_ring {
 	char *data;
 	unsigned long mask;
@@ -77,13 +88,12 @@ enum tp_tstate { TP_T_IDLE, TP_T_STARTED, TP_T_STOPPED };
 
 static struct {
 	bool ready;			/* writes accepted */
-	bool relay;			/* else procfs rings */
-	struct dentry *dir;		/* debugfs tapir-NAME */
+	struct dentry *dir;		/* debugfs tapir-NAME, or */
 	struct proc_dir_entry *pdir;	/* procfs tapir-NAME */
 	char dirname[64];
-	struct rchan *chan;
 	struct tp_ring **rings;		/* [nr_cpu_ids], NULL: no buffer */
-	size_t bufsize, subbuf_size, n_subbufs;
+	size_t bufsize;			/* bytes per CPU (a power of 2) */
+	size_t wake_bytes;
 	unsigned int bufsize_mb;
 
 	atomic64_t seq;
@@ -100,7 +110,7 @@ static struct {
 	wait_queue_head_t ctl_wait;
 	struct irq_work ctl_work;
 
-	/* procfs data */
+	/* output */
 	wait_queue_head_t data_wait;
 	struct irq_work data_work;
 	struct mutex ring_mutex;	/* one reader at a time */
@@ -223,33 +233,6 @@ static void tp_lost(size_t len)
 	atomic64_add(len, &tp.lost_bytes);
 }
 
-/* Bytes this CPU's relay buffer can still take without overwriting. */
-static size_t tp_relay_room(struct rchan_buf *rb)
-{
-	size_t sb = tp.subbuf_size, n = tp.n_subbufs;
-	size_t ready = rb->subbufs_produced - READ_ONCE(rb->subbufs_consumed);
-
-	if (rb->offset > sb)		/* stuck full since the last switch */
-		return ready < n ? (n - ready) * sb : 0;
-	return (sb - rb->offset) + (ready + 1 < n ? (n - ready - 1) * sb : 0);
-}
-
-/* Append to this CPU's relay buffer, filling each sub-buffer to its end
- * so that no padding is left (the room was checked). */
-static void tp_relay_put(struct rchan_buf *rb, const void *p, size_t len)
-{
-	size_t sb = tp.subbuf_size;
-
-	while (len) {
-		size_t avail = rb->offset < sb ? sb - rb->offset : 0;
-		size_t n = avail ? min(avail, len) : min(sb, len);
-
-		__relay_write(tp.chan, p, n);
-		p = (const char *)p + n;
-		len -= n;
-	}
-}
-
 static void tp_ring_put(struct tp_ring *r, const void *p, size_t len)
 {
 	unsigned long head = r->head;
@@ -270,6 +253,7 @@ int tp_transport_write(const char *buf, size_t len)
 {
 	struct tp_proto_frame f = { .len = len, .magic = TP_PROTO_FRAME_MAGIC };
 	size_t total = sizeof(f) + len;
+	struct tp_ring *r;
 	unsigned long flags;
 	int rc = -ENOSPC;
 
@@ -282,31 +266,17 @@ int tp_transport_write(const char *buf, size_t len)
 	/* Nothing else writes this CPU's buffer while irqs are off (only an
 	 * NMI could, and NMIs were turned away above). */
 	local_irq_save(flags);
-	if (tp.relay) {
-		struct rchan_buf *rb = *this_cpu_ptr(tp.chan->buf);
+	r = tp.rings[smp_processor_id()];
+	if (r) {
+		unsigned long used = r->head - smp_load_acquire(&r->tail);
 
-		if (rb && tp_relay_room(rb) >= total) {
+		if (tp.bufsize - used >= total) {
 			f.seq = atomic64_inc_return(&tp.seq);
-			tp_relay_put(rb, &f, sizeof(f));
-			tp_relay_put(rb, buf, len);
+			tp_ring_put(r, &f, sizeof(f));
+			tp_ring_put(r, buf, len);
 			rc = 0;
-		}
-	} else {
-		struct tp_ring *r = tp.rings[smp_processor_id()];
-
-		if (r) {
-			unsigned long used = r->head - smp_load_acquire(&r->tail);
-			size_t size = r->mask + 1;
-
-			if (size - used >= total) {
-				f.seq = atomic64_inc_return(&tp.seq);
-				tp_ring_put(r, &f, sizeof(f));
-				tp_ring_put(r, buf, len);
-				rc = 0;
-				/* wake the reader when a quarter fills up */
-				if (used < size / 4 && used + total >= size / 4)
-					irq_work_queue(&tp.data_work);
-			}
+			if (used < tp.wake_bytes && used + total >= tp.wake_bytes)
+				irq_work_queue(&tp.data_work);
 		}
 	}
 	local_irq_restore(flags);
@@ -508,106 +478,26 @@ static const struct proc_ops tp_ctl_proc_ops = {
 	.proc_lseek = noop_llseek,
 };
 
-/* ---- relay on debugfs ---- */
-
-static struct dentry *tp_create_buf_file(const char *filename,
-					 struct dentry *parent, umode_t mode,
-					 struct rchan_buf *buf, int *is_global)
-{
-	struct dentry *d = debugfs_create_file(filename, mode, parent, buf,
-					       &relay_file_operations);
-
-	return IS_ERR(d) ? NULL : d;
-}
-
-static int tp_remove_buf_file(struct dentry *d)
-{
-	debugfs_remove(d);
-	return 0;
-}
-
-/* No overwriting: a full buffer refuses the write, which is counted. */
-#ifdef HAVE_RELAY_SUBBUF_START_PADDING
-static int tp_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			   void *prev_subbuf, size_t prev_padding)
-#else
-static int tp_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			   void *prev_subbuf)
-#endif
-{
-	return !relay_buf_full(buf);
-}
-
-#ifdef HAVE_RELAY_OPEN_CONST
-static const struct rchan_callbacks tp_relay_cb = {
-#else
-static struct rchan_callbacks tp_relay_cb = {
-#endif
-	.subbuf_start = tp_subbuf_start,
-	.create_buf_file = tp_create_buf_file,
-	.remove_buf_file = tp_remove_buf_file,
-};
-
-static bool tp_debugfs_usable(void)
-{
-	if (_tapir_procfs || !debugfs_initialized())
-		return false;
-#ifdef HAVE_SECURITY_LOCKED_DOWN
-	/* Lockdown refuses to open relay files (they can be mmapped). */
-	if (security_locked_down(LOCKDOWN_DEBUGFS))
-		return false;
-#endif
-	return true;
-}
-
-static int tp_debugfs_init(void)
-{
-	struct dentry *d;
-
-	tp.dir = debugfs_create_dir(tp.dirname, NULL);
-	if (IS_ERR_OR_NULL(tp.dir)) {
-		tp.dir = NULL;
-		return -ENOENT;
-	}
-	d = debugfs_create_file(TP_PROTO_CTL, 0600, tp.dir, NULL, &tp_ctl_fops);
-	if (IS_ERR_OR_NULL(d))
-		goto fail;
-	tp.chan = relay_open(TP_PROTO_TRACE, tp.dir, tp.subbuf_size,
-			     tp.n_subbufs, &tp_relay_cb, NULL);
-	if (IS_ERR_OR_NULL(tp.chan)) {
-		tp.chan = NULL;
-		goto fail;
-	}
-	tp.relay = true;
-	return 0;
-fail:
-	debugfs_remove(tp.dir);
-	tp.dir = NULL;
-	return -ENOMEM;
-}
-
-/* ---- the procfs fallback ---- */
+/* ---- The files ---- */
 
 static void tp_data_wakeup(struct irq_work *w)
 {
 	wake_up_interruptible(&tp.data_wait);
 }
 
-static long tp_proc_cpu(struct inode *inode)
-{
-#ifdef HAVE_PDE_DATA
-	return (long)pde_data(inode);
-#else
-	return (long)PDE_DATA(inode);
-#endif
-}
-
 static int tp_trace_open(struct inode *inode, struct file *file)
 {
-	file->private_data = tp.rings[tp_proc_cpu(inode)];
+	file->private_data = tp.pdir ?
+#ifdef HAVE_PDE_DATA
+		pde_data(inode)
+#else
+		PDE_DATA(inode)
+#endif
+		: inode->i_private;
 	return stream_open(inode, file);
 }
 
+/* Whatever is there, at once: 0 when nothing is (never blocks). */
 static ssize_t tp_trace_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -628,6 +518,7 @@ static ssize_t tp_trace_read(struct file *file, char __user *ubuf,
 			break;
 		done += k;
 	}
+	/* the writer may reuse the space once tail moves past it */
 	smp_store_release(&r->tail, tail + done);
 	mutex_unlock(&tp.ring_mutex);
 	return done || !n ? (ssize_t)done : -EFAULT;
@@ -642,12 +533,89 @@ static __poll_t tp_trace_poll(struct file *file, poll_table *wait)
 	       EPOLLIN | EPOLLRDNORM : 0;
 }
 
+static const struct file_operations tp_trace_fops = {
+	.owner = THIS_MODULE,
+	.open = tp_trace_open,
+	.read = tp_trace_read,
+	.poll = tp_trace_poll,
+	.llseek = noop_llseek,
+};
+
 static const struct proc_ops tp_trace_proc_ops = {
 	.proc_open = tp_trace_open,
 	.proc_read = tp_trace_read,
 	.proc_poll = tp_trace_poll,
 	.proc_lseek = noop_llseek,
 };
+
+static bool tp_debugfs_usable(void)
+{
+	if (_tapir_procfs || !debugfs_initialized())
+		return false;
+#ifdef HAVE_SECURITY_LOCKED_DOWN
+	/* Lockdown refuses to open writable debugfs files (ctl). */
+	if (security_locked_down(LOCKDOWN_DEBUGFS))
+		return false;
+#endif
+	return true;
+}
+
+static void tp_files_remove(void)
+{
+	if (tp.dir)
+		debugfs_remove(tp.dir);	/* recursive */
+	if (tp.pdir)
+		proc_remove(tp.pdir);
+	tp.dir = NULL;
+	tp.pdir = NULL;
+}
+
+/* The directory, ctl and traceN for each CPU with a buffer. */
+static int tp_files_create(bool debugfs)
+{
+	char name[32];
+	unsigned int cpu;
+
+	if (debugfs) {
+		struct dentry *d;
+
+		tp.dir = debugfs_create_dir(tp.dirname, NULL);
+		if (IS_ERR_OR_NULL(tp.dir)) {
+			tp.dir = NULL;
+			return -ENOENT;
+		}
+		d = debugfs_create_file(TP_PROTO_CTL, 0600, tp.dir, NULL,
+					&tp_ctl_fops);
+		if (IS_ERR_OR_NULL(d))
+			goto fail;
+	} else {
+		tp.pdir = proc_mkdir(tp.dirname, NULL);
+		if (!tp.pdir)
+			return -ENOENT;
+		if (!proc_create_data(TP_PROTO_CTL, 0600, tp.pdir,
+				      &tp_ctl_proc_ops, NULL))
+			goto fail;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!tp.rings[cpu])
+			continue;
+		snprintf(name, sizeof(name), TP_PROTO_TRACE "%u", cpu);
+		if (debugfs) {
+			struct dentry *d = debugfs_create_file(name, 0400, tp.dir,
+						tp.rings[cpu], &tp_trace_fops);
+
+			if (IS_ERR_OR_NULL(d))
+				goto fail;
+		} else if (!proc_create_data(name, 0400, tp.pdir,
+					     &tp_trace_proc_ops, tp.rings[cpu])) {
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	tp_files_remove();
+	return -ENOMEM;
+}
 
 static void tp_rings_free(void)
 {
@@ -665,63 +633,46 @@ static void tp_rings_free(void)
 	tp.rings = NULL;
 }
 
-static int tp_procfs_init(void)
+/* A buffer for each online CPU. CPUs that come online later have none:
+ * their writes are counted as lost. */
+static int tp_rings_alloc(void)
 {
-	size_t size = roundup_pow_of_two(tp.bufsize);
-	char name[32];
 	unsigned int cpu;
+	int rc = 0;
 
 	tp.rings = kcalloc(nr_cpu_ids, sizeof(*tp.rings), GFP_KERNEL);
 	if (!tp.rings)
 		return -ENOMEM;
-	tp.pdir = proc_mkdir(tp.dirname, NULL);
-	if (!tp.pdir)
-		goto fail;
-	if (!proc_create_data(TP_PROTO_CTL, 0600, tp.pdir, &tp_ctl_proc_ops, NULL))
-		goto fail;
-	/* CPUs that come online later have no buffer: their writes are
-	 * counted as lost. */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct tp_ring *r = kzalloc(sizeof(*r), GFP_KERNEL);
 
-		if (!r)
-			break;
-		r->data = vmalloc(size);
-		if (!r->data) {
+		if (r)
+			r->data = vmalloc(tp.bufsize);
+		if (!r || !r->data) {
 			kfree(r);
+			rc = -ENOMEM;
 			break;
 		}
-		r->mask = size - 1;
+		r->mask = tp.bufsize - 1;
 		tp.rings[cpu] = r;
-		snprintf(name, sizeof(name), TP_PROTO_TRACE "%u", cpu);
-		if (!proc_create_data(name, 0400, tp.pdir, &tp_trace_proc_ops,
-				      (void *)(long)cpu))
-			break;
 	}
 	cpus_read_unlock();
-	if (cpu < nr_cpu_ids)	/* broke out */
-		goto fail;
-	tp.bufsize = size;
-	tp.subbuf_size = 0;
-	tp.relay = false;
-	return 0;
-fail:
-	if (tp.pdir)
-		proc_remove(tp.pdir);
-	tp.pdir = NULL;
-	tp_rings_free();
-	return -ENOMEM;
+	if (rc)
+		tp_rings_free();
+	return rc;
 }
 
 /* ---- Sizes ---- */
 
+/* -b MB (or the test's KB), else stap's default: 16 MB, at most a quarter
+ * of free memory over the CPUs; rounded down to a power of 2. */
 static void tp_sizes(void)
 {
-	size_t size, sb;
+	size_t size;
 
 	if (_tapir_bufsize_kb) {
-		size = (size_t)max(_tapir_bufsize_kb, 8u) * 1024;
+		size = (size_t)max(_tapir_bufsize_kb, 4u) * 1024;
 		tp.bufsize_mb = 0;
 	} else {
 		unsigned int mb = _tapir_bufsize ? min_t(unsigned int,
@@ -729,7 +680,6 @@ static void tp_sizes(void)
 			TP_PROTO_BUFSIZE_DEFAULT_MB;
 
 		if (!_tapir_bufsize) {
-			/* as stap: at most a quarter of free memory */
 			struct sysinfo si;
 			unsigned long avail;
 
@@ -742,12 +692,8 @@ static void tp_sizes(void)
 		tp.bufsize_mb = mb;
 		size = (size_t)mb << 20;
 	}
-	sb = TP_SUBBUF_MAX;
-	while (sb > PAGE_SIZE && size / sb < 4)
-		sb /= 2;
-	tp.subbuf_size = sb;
-	tp.n_subbufs = max_t(size_t, 2, size / sb);
-	tp.bufsize = tp.subbuf_size * tp.n_subbufs;
+	tp.bufsize = rounddown_pow_of_two(size);
+	tp.wake_bytes = min_t(size_t, TP_WAKE_BYTES, tp.bufsize / 4);
 }
 
 /* ---- Life ---- */
@@ -776,21 +722,24 @@ int tp_transport_init(const char *module_name)
 	if (!tp.q || !tp.bounce)
 		goto fail;
 	tp_sizes();
+	rc = tp_rings_alloc();
+	if (rc)
+		goto fail;
 	rc = -ENOENT;
 	if (tp_debugfs_usable())
-		rc = tp_debugfs_init();
+		rc = tp_files_create(true);
 	if (rc)
-		rc = tp_procfs_init();
+		rc = tp_files_create(false);
 	if (rc) {
 		pr_err("cannot create the transport files %s in debugfs or procfs\n",
 		       tp.dirname);
+		tp_rings_free();
 		goto fail;
 	}
 
-	hello.flags = tp.relay ? TP_PROTO_HELLO_RELAY : 0;
+	hello.flags = tp.dir ? TP_PROTO_HELLO_DEBUGFS : 0;
 	hello.ncpus = nr_cpu_ids;
 	hello.bufsize = tp.bufsize;
-	hello.subbuf_size = tp.relay ? tp.subbuf_size : 0;
 	hello.bufsize_mb = tp.bufsize_mb;
 	tp_q_put(TP_PROTO_HELLO, &hello, sizeof(hello), NULL, 0, true);
 	WRITE_ONCE(tp.ready, true);
@@ -809,15 +758,10 @@ void tp_transport_exit(void)
 	tp_cmd_stop();
 	WRITE_ONCE(tp.ready, false);
 	synchronize_rcu();	/* writers that saw ready are done */
-	if (tp.relay) {
-		relay_close(tp.chan);
-		debugfs_remove(tp.dir);
-	} else {
-		proc_remove(tp.pdir);
-		tp_rings_free();
-	}
+	tp_files_remove();	/* waits for readers in the file ops */
 	irq_work_sync(&tp.ctl_work);
 	irq_work_sync(&tp.data_work);
+	tp_rings_free();
 	vfree(tp.q);
 	vfree(tp.bounce);
 	tp.q = tp.bounce = NULL;

@@ -13,8 +13,9 @@
  *      version, how many traceN files; open them
  *   3. with -c: fork the command, held on a pipe until the start succeeded
  *   4. START (target pid) -> STARTED; release the command
- *   5. loop: read traceN files (poll, and every 100 ms for the part of a
- *      sub-buffer relay does not signal), print frames in sequence order;
+ *   5. loop: read traceN files (poll, and every 100 ms: the module wakes
+ *      the loader only when much output waits), print frames in sequence
+ *      order;
  *      print STDERR texts as they come; REQUEST_EXIT, SIGINT, SIGTERM,
  *      -T's deadline or the command's exit -> STOP
  *   6. DONE: read every file to the end, report lost output, close,
@@ -47,7 +48,7 @@
 
 #include "../transport-proto.h"
 
-#define POLL_MS		100	/* relay signals only full sub-buffers */
+#define POLL_MS		100	/* the module wakes us only for much output */
 #define STALL_SECS	1.0	/* how long a sequence gap may last */
 #define OUTBUF_SIZE	(256 * 1024)
 #define READ_CHUNK	(256 * 1024)
@@ -57,6 +58,7 @@ struct cpubuf {
 	int fd;
 	char *buf;
 	size_t len, off, cap;
+	uint64_t base;		/* stream offset of buf[0] */
 	bool bad;		/* framing broken: ignore the rest */
 };
 
@@ -85,6 +87,7 @@ static struct {
 	uint64_t next_seq;
 	double stall_since;	/* 0: no gap being waited for */
 	uint64_t gaps;
+	uint64_t delivered;	/* output bytes printed */
 	pid_t child;
 	int child_pipe;		/* write end: the go signal */
 	int status;		/* exit status */
@@ -447,7 +450,7 @@ static int open_channels(void)
 			n - (ssize_t)TP_PROTO_MSG_SIZE(h.len));
 	}
 	verbose("module %s: %s in %s, %u CPUs, %llu bytes per CPU", R.name,
-		(R.hello.flags & TP_PROTO_HELLO_RELAY) ? "relay" : "procfs rings",
+		(R.hello.flags & TP_PROTO_HELLO_DEBUGFS) ? "debugfs" : "procfs",
 		R.dir, R.hello.ncpus, (unsigned long long)R.hello.bufsize);
 	if (R.hello.ncpus == 0 || R.hello.ncpus > 65536) {
 		err("Module %s reports %u CPUs", R.name, R.hello.ncpus);
@@ -498,11 +501,14 @@ static int read_cpu(struct cpubuf *c)
 	for (;;) {
 		ssize_t n;
 
-		if (c->off && c->off == c->len)
+		if (c->off && c->off == c->len) {
+			c->base += c->off;
 			c->off = c->len = 0;
+		}
 		if (c->cap - c->len < READ_CHUNK) {
 			if (c->off) {
 				memmove(c->buf, c->buf + c->off, c->len - c->off);
+				c->base += c->off;
 				c->len -= c->off;
 				c->off = 0;
 			}
@@ -541,6 +547,17 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
 		err("The output of cpu %d is corrupt at frame %llu; the rest of it is lost",
 		    c->cpu, (unsigned long long)R.next_seq);
 		c->bad = true;
+		if (R.verbose > 1) {
+			size_t k, n = c->len - c->off < 64 ? c->len - c->off : 64;
+
+			fprintf(stderr, "tapir-run: cpu %d, stream offset %llu, %zu bytes "
+				"buffered:", c->cpu,
+				(unsigned long long)(c->base + c->off), c->len - c->off);
+			for (k = 0; k < n; k++)
+				fprintf(stderr, "%s%02x", k % 16 ? " " : "\n  ",
+					(unsigned char)c->buf[c->off + k]);
+			fputc('\n', stderr);
+		}
 		return NULL;
 	}
 	if (c->len - c->off < sizeof(f) + f.len) {
@@ -571,6 +588,7 @@ static void merge(bool final)
 			/* the same CPU's next frame is usually next */
 			while ((f = head(c, &partial)) && f->seq == R.next_seq) {
 				out_put(c->buf + c->off + sizeof(*f), f->len);
+				R.delivered += f->len;
 				c->off += sizeof(*f) + f->len;
 				R.next_seq++;
 				progress = true;
@@ -876,6 +894,8 @@ static int run(void)
 	struct pollfd *pfd;
 	double deadline = R.timeout > 0 ? now() + R.timeout : 0;
 	bool want_stop = false;
+	double t0 = now();
+	uint64_t delivered;
 	int i, rc;
 
 	if (R.cmd && start_child() < 0)
@@ -973,6 +993,9 @@ static int run(void)
 		merge(false);
 	merge(true);
 	out_flush();
+	delivered = R.delivered;
+	verbose("delivered %llu bytes in %.3f s", (unsigned long long)delivered,
+		now() - t0);
 	if (s.started && s.start_status && !R.error_seen)
 		err("Module %s failed to start: %s", R.name, strerror(-s.start_status));
 	if (s.done)
