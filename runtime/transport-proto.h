@@ -46,8 +46,8 @@
  * dropped whole and takes no number), so the loader prints frames in
  * `seq` order across CPUs. A frame may arrive in pieces (read() returns
  * whatever is there). read() never blocks and returns 0 when nothing is
- * there; poll() says POLLIN only now and then (when much output waits),
- * so the loader also reads every 100 ms.
+ * there; poll() says POLLIN only when much output waits (256 KB, or a
+ * quarter of the buffer), so the loader also reads every 100 ms.
  */
 #ifndef TAPIR_RUNTIME_TRANSPORT_PROTO_H
 #define TAPIR_RUNTIME_TRANSPORT_PROTO_H

@@ -524,12 +524,18 @@ static ssize_t tp_trace_read(struct file *file, char __user *ubuf,
 	return done || !n ? (ssize_t)done : -EFAULT;
 }
 
+/*
+ * Readable only when much waits (the writer wakes the loader as it
+ * crosses wake_bytes): a loader polling for every byte would spin beside
+ * a busy writer, taking the CPU from the workload being traced. Less
+ * waits for the loader's periodic read.
+ */
 static __poll_t tp_trace_poll(struct file *file, poll_table *wait)
 {
 	struct tp_ring *r = file->private_data;
 
 	poll_wait(file, &tp.data_wait, wait);
-	return smp_load_acquire(&r->head) != READ_ONCE(r->tail) ?
+	return smp_load_acquire(&r->head) - READ_ONCE(r->tail) >= tp.wake_bytes ?
 	       EPOLLIN | EPOLLRDNORM : 0;
 }
 

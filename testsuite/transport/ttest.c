@@ -27,6 +27,11 @@
  *                  M ms (bench, loss tests)
  *   rate_kb=R      with flood_ms: at most R KB per second per CPU, written
  *                  every millisecond from an hrtimer
+ *   micro=N        time N writes, memcpys, atomics, irq save/restore
+ *                  pairs at start, report ns per operation on stderr
+ *   kp=1|2         a kprobe on __x64_sys_getppid that counts (1) or also
+ *                  writes the same LINELEN-byte line per hit (2): the cost
+ *                  of a write in probe context (bench/transport)
  * At stop: "end" on stdout and "WARNING: ttest stop" on stderr, then the
  * counts "ttest: written W lost L" on stderr.
  */
@@ -36,6 +41,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -73,6 +79,10 @@ static int rate_kb;
 module_param(rate_kb, int, 0);
 static char *say;
 module_param(say, charp, 0);
+static int kp;
+module_param(kp, int, 0);
+static int micro;
+module_param(micro, int, 0);
 
 static DEFINE_RAW_SPINLOCK(seq_lock);
 static long seq;
@@ -235,6 +245,62 @@ static void timer_setup_fn(struct hrtimer *t,
 #endif
 }
 
+static atomic64_t kp_hits;
+static char kp_line[256];
+
+/* kp=2 writes the same line every time: the write alone is measured,
+ * not the formatting. */
+static int kp_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic64_inc(&kp_hits);
+	if (kp == 2)
+		out(kp_line, clamp(linelen, 2, 256));
+	return 0;
+}
+
+static void micro_bench(void)
+{
+	static atomic64_t a;
+	char line[64], buf[160];
+	char *v = vmalloc(1 << 20);
+	unsigned long flags;
+	u64 t[5];
+	int i;
+
+	if (!v)
+		return;
+	memset(line, 'm', sizeof(line));
+	line[59] = '\n';
+	preempt_disable();
+	t[0] = ktime_get_ns();
+	for (i = 0; i < micro; i++)
+		tp_transport_write(line, 60);
+	t[1] = ktime_get_ns();
+	for (i = 0; i < micro; i++)
+		memcpy(v + (i * 64 & ((1 << 20) - 1)), line, 60);
+	t[2] = ktime_get_ns();
+	for (i = 0; i < micro; i++)
+		atomic64_inc_return(&a);
+	t[3] = ktime_get_ns();
+	for (i = 0; i < micro; i++) {
+		local_irq_save(flags);
+		local_irq_restore(flags);
+	}
+	t[4] = ktime_get_ns();
+	preempt_enable();
+	vfree(v);
+	snprintf(buf, sizeof(buf), "micro: write %llu memcpy %llu atomic %llu irqsave %llu ns\n",
+		 div_u64(t[1] - t[0], micro), div_u64(t[2] - t[1], micro),
+		 div_u64(t[3] - t[2], micro), div_u64(t[4] - t[3], micro));
+	msg(buf);
+}
+
+static struct kprobe ttest_kp = {
+	.symbol_name = "__x64_sys_getppid",
+	.pre_handler = kp_pre,
+};
+static bool kp_registered;
+
 static void start_timer_on(void *arg)
 {
 	struct ttest_cpu *c = arg;
@@ -287,6 +353,20 @@ int tp_session_start(void)
 		vfree(b);
 	}
 	outs("begin\n");
+	if (micro > 0)
+		micro_bench();
+	if (kp) {
+		int rc;
+
+		fill_line(kp_line, clamp(linelen, 2, 256), 42);
+		rc = register_kprobe(&ttest_kp);
+
+		if (rc) {
+			msg("ERROR: ttest cannot register its kprobe\n");
+			return rc;
+		}
+		kp_registered = true;
+	}
 
 	cpus_read_lock();
 	atomic_set(&cpus_left, num_online_cpus());
@@ -326,6 +406,10 @@ void tp_session_stop(void)
 	if (!started)
 		return;
 	started = false;
+	if (kp_registered) {
+		unregister_kprobe(&ttest_kp);
+		kp_registered = false;
+	}
 	for_each_possible_cpu(cpu) {
 		struct ttest_cpu *c = per_cpu_ptr(pcpu, cpu);
 
