@@ -84,6 +84,7 @@ static struct {
 	char *obuf;
 	size_t olen;
 	bool out_failed;
+	int out_cpu;		/* the CPU of the frame being printed */
 	uint64_t next_seq;
 	double stall_since;	/* 0: no gap being waited for */
 	uint64_t gaps;
@@ -166,13 +167,20 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* Output that cannot be written (a closed pipe, a full disk) ends the
+ * run, as staprun's: its message (an ERROR that leaves the exit status
+ * alone, as staprun's does), then STOP, the rest thrown away. */
+static void out_failed(void)
+{
+	fprintf(stderr, "ERROR: Couldn't write to output %d for cpu %d, exiting.: %s\n",
+		R.out, R.out_cpu, strerror(errno));
+	R.out_failed = true;
+}
+
 static void out_flush(void)
 {
-	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0) {
-		err("Couldn't write the output%s%s: %s", R.output ? " to " : "",
-		    R.output ? R.output : "", strerror(errno));
-		R.out_failed = true;
-	}
+	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0)
+		out_failed();
 	R.olen = 0;
 }
 
@@ -183,10 +191,8 @@ static void out_put(const char *p, size_t n)
 	if (R.olen + n > OUTBUF_SIZE) {
 		out_flush();
 		if (n > OUTBUF_SIZE) {
-			if (!R.out_failed && write_all(R.out, p, n) < 0) {
-				err("Couldn't write the output: %s", strerror(errno));
-				R.out_failed = true;
-			}
+			if (!R.out_failed && write_all(R.out, p, n) < 0)
+				out_failed();
 			return;
 		}
 	}
@@ -587,6 +593,7 @@ static void merge(bool final)
 
 			/* the same CPU's next frame is usually next */
 			while ((f = head(c, &partial)) && f->seq == R.next_seq) {
+				R.out_cpu = c->cpu;
 				out_put(c->buf + c->off + sizeof(*f), f->len);
 				R.delivered += f->len;
 				c->off += sizeof(*f) + f->len;
@@ -785,9 +792,48 @@ struct run_state {
 	struct tp_proto_done stats;
 };
 
+/*
+ * A WARNING text seen before is not printed again (as stapio, which keeps
+ * a table of them): true if @text was new, or the table is full.
+ */
+#define WARN_SLOTS 4096		/* a power of 2 */
+static bool warning_is_new(const char *text, size_t n)
+{
+	static char *seen[WARN_SLOTS];
+	static unsigned int used;
+	static bool full;
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	unsigned int i, k;
+
+	while (n && text[n - 1] == '\n')
+		n--;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+	for (k = 0; k < WARN_SLOTS; k++) {
+		char **slot = &seen[(h + k) & (WARN_SLOTS - 1)];
+
+		if (!*slot) {
+			if (used >= WARN_SLOTS / 2) {
+				if (!full)
+					fputs("WARNING deduplication table full\n", stderr);
+				full = true;
+				return true;
+			}
+			*slot = strndup(text, n);
+			used++;
+			return true;
+		}
+		if (strlen(*slot) == n && !memcmp(*slot, text, n))
+			return false;
+	}
+	return true;
+}
+
 static void print_stderr(const char *text, size_t n)
 {
 	out_flush();		/* the output before it, first */
+	if (n >= 8 && !memcmp(text, "WARNING:", 8) && !warning_is_new(text, n))
+		return;
 	if (n >= 6 && !memcmp(text, "ERROR:", 6)) {
 		R.error_seen = true;
 		R.status = 1;
@@ -966,6 +1012,9 @@ static int run(void)
 		if (read_all_cpus() < 0)
 			want_stop = true;
 		merge(false);
+		out_flush();
+		if (R.out_failed)
+			want_stop = true;
 		rc = ctl_messages(&s);
 		if (rc < 0)
 			break;
@@ -1131,6 +1180,6 @@ int main(int argc, char **argv)
 		run();
 	cleanup();
 	if (R.out != STDOUT_FILENO && close(R.out) < 0 && !R.out_failed)
-		err("Couldn't write the output to %s: %s", R.output, strerror(errno));
+		out_failed();
 	return R.status;
 }

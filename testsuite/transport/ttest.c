@@ -14,6 +14,8 @@
  *   irq=1          the lines come from a per-CPU hrtimer (hard irq) instead
  *   big=N          one write of N bytes ("B" lines) at start
  *   stderr_n=N     N "WARNING: ttest line I" messages at start
+ *   stderr_dup=N   "WARNING: ttest same" N times, "WARNING: ttest other"
+ *                  once in between (the loader prints each once, as stapio)
  *   error=1        an "ERROR: ttest error" message at start
  *   fail_start=E   tp_session_start() says "ERROR: ttest cannot start" and
  *                  returns -E
@@ -63,6 +65,8 @@ static int big;
 module_param(big, int, 0);
 static int stderr_n;
 module_param(stderr_n, int, 0);
+static int stderr_dup;
+module_param(stderr_dup, int, 0);
 static bool error;
 module_param(error, bool, 0);
 static int fail_start;
@@ -321,6 +325,11 @@ int tp_session_start(void)
 	for (i = 1; i <= stderr_n; i++) {
 		snprintf(buf, sizeof(buf), "WARNING: ttest line %d\n", i);
 		msg(buf);
+	}
+	for (i = 1; i <= stderr_dup; i++) {
+		msg("WARNING: ttest same\n");
+		if (i == 1)
+			msg("WARNING: ttest other\n");
 	}
 	if (error)
 		msg("ERROR: ttest error\n");
