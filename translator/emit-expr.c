@@ -180,12 +180,38 @@ const char *keys_literal(struct body *b, struct expr *args,
 	return r;
 }
 
+/* c without one pair of parentheses around all of it. */
+static const char *bare(struct em *em, const char *c)
+{
+	size_t n = strlen(c);
+	int depth = 0;
+
+	if (n < 2 || c[0] != '(' || c[n - 1] != ')')
+		return c;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i] == '"' || c[i] == '\'') {
+			/* a literal: skip to its end */
+			char q = c[i];
+
+			for (i++; i < n && c[i] != q; i++)
+				if (c[i] == '\\')
+					i++;
+			continue;
+		}
+		if (c[i] == '(')
+			depth++;
+		else if (c[i] == ')' && --depth == 0 && i != n - 1)
+			return c;
+	}
+	return em_printf(em, "%.*s", (int)(n - 2), c + 1);
+}
+
 /* ---- operators ---- */
 
 static struct val emit_logical(struct body *b, struct expr *x)
 {
 	bool and = x->op == OP_LAND;
-	struct val a = emit_cond(b, x->a), bv;
+	struct val a = emit_expr(b, x->a), bv;
 	FILE *saved;
 	char *buf, *text;
 	size_t len;
@@ -193,7 +219,7 @@ static struct val emit_logical(struct body *b, struct expr *x)
 
 	capture_begin(b, &saved, &buf, &len);
 	b->ind++;
-	bv = emit_cond(b, x->b);
+	bv = emit_expr(b, x->b);
 	b->ind--;
 	text = capture_end(b, saved, &buf, &len);
 	if (!*text) {
@@ -203,9 +229,12 @@ static struct val emit_logical(struct body *b, struct expr *x)
 	}
 	t = tmp_new(b, TMP_LONG);
 	out(b, "%s = %d;", t, and ? 0 : 1);
-	out(b, "if (%s%s%s) {", and ? "" : "!(", a.c, and ? "" : ")");
+	if (and)
+		out(b, "if (%s) {", bare(b->em, a.c));
+	else
+		out(b, "if (!%s) {", a.c);
 	out_raw(b, text);
-	out(b, "\t%s = !!(%s);", t, bv.c);
+	out(b, "\t%s = !!%s;", t, bv.c);
 	out(b, "}");
 	free(text);
 	return mkval(t, TYPE_LONG, true);
@@ -213,7 +242,7 @@ static struct val emit_logical(struct body *b, struct expr *x)
 
 static struct val emit_ternary(struct body *b, struct expr *x)
 {
-	struct val cv = emit_cond(b, x->a), v1, v2;
+	struct val cv = emit_expr(b, x->a), v1, v2;
 	FILE *saved;
 	char *buf1, *buf2, *t1, *t2;
 	size_t len;
@@ -237,7 +266,7 @@ static struct val emit_ternary(struct body *b, struct expr *x)
 			     t, cv.stable && v1.stable && v2.stable);
 	}
 	r = tmp_new(b, t == TYPE_STRING ? TMP_STR : TMP_LONG);
-	out(b, "if (%s) {", cv.c);
+	out(b, "if (%s) {", bare(b->em, cv.c));
 	out_raw(b, t1);
 	b->ind++;
 	assign_to(b, r, t, v1);
@@ -455,8 +484,11 @@ static struct val emit_assign(struct body *b, struct expr *x)
 		return mkval(dst, lhs->type, false);
 	}
 	if (x->op == OP_CONCAT) {
-		if (!v.stable || strcmp(dst, v.c) == 0)
+		/* s .= s would append a string to itself while reading it */
+		if (strcmp(dst, v.c) == 0) {
+			v.stable = false;
 			v = materialize(b, v);
+		}
 		out(b, "tp_str_cat(%s, %s);", dst, v.c);
 		return mkval(dst, TYPE_STRING, false);
 	}
@@ -777,9 +809,13 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 
 /* ---- expressions ---- */
 
+/* A value for a test (if, while): without outer parentheses. */
 struct val emit_cond(struct body *b, struct expr *x)
 {
-	return emit_expr(b, x);
+	struct val v = emit_expr(b, x);
+
+	v.c = bare(b->em, v.c);
+	return v;
 }
 
 struct val emit_expr(struct body *b, struct expr *x)

@@ -732,9 +732,15 @@ void emit_foreach(struct body *b, struct stmt *st)
 		if (slice)
 			k = keys_of(b, arr, g, true, &wild, fe->limit);
 		if (fe->limit) {
-			const char *lv = materialize(b, emit_expr(b, fe->limit)).c;
+			if (fe->limit->kind == E_NUM) {
+				lim = em_printf(em, "%lld", fe->limit->num < 0 ? 0 :
+						(long long)fe->limit->num);
+			} else {
+				const char *lv = materialize(b, emit_expr(b,
+							     fe->limit)).c;
 
-			lim = em_printf(em, "%s < 0 ? 0 : %s", lv, lv);
+				lim = em_printf(em, "%s < 0 ? 0 : %s", lv, lv);
+			}
 		}
 		/* the index buffer is one for every CPU */
 		use_global(b, g, true);
@@ -742,10 +748,15 @@ void emit_foreach(struct body *b, struct stmt *st)
 		i = tmp_new(b, TMP_LONG);
 		out(b, "%s = tp_map_sort(&%s, &(const struct tp_map_sort){", n,
 		    g->cname);
-		out(b, "\t\t.by = %d, .dir = %d, .agg = %s, .limit = %s,",
+		out(b, "\t\t.by = %d, .dir = %d,%s .limit = %s,",
 		    fe->sort_by < 0 ? 0 : fe->sort_by, fe->sort_dir,
-		    agg_name(em, fe->agg, &st->loc), lim);
-		out(b, "\t\t.keys = %s, .wild = %uu }, tpg_idx_%d);", k, wild, id);
+		    g->sym->type == TYPE_STATS ? em_printf(em, " .agg = %s,",
+				agg_name(em, fe->agg, &st->loc)) : "", lim);
+		if (slice)
+			out(b, "\t\t.keys = %s, .wild = %uu }, tpg_idx_%d);", k,
+			    wild, id);
+		else
+			out(b, "\t\t}, tpg_idx_%d);", id);
 		record_actions(b, 1, near, true);
 		out(b, "for (%s = 0; %s < %s; %s++) {", i, i, n, i);
 		e = em_printf(em, "tpg_idx_%d[%s]", id, i);

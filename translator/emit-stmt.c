@@ -238,17 +238,36 @@ static void emit_loop(struct body *b, struct stmt *st)
 	(void)loop.brk_used;
 }
 
+/* Does st do nothing (after the optimizer's elisions)? */
+static bool stmt_empty(const struct stmt *st)
+{
+	if (!st)
+		return true;
+	if (st->kind == S_NULL)
+		return true;
+	if (st->kind != S_BLOCK)
+		return false;
+	for (const struct stmt *c = st->body; c; c = c->next)
+		if (!stmt_empty(c))
+			return false;
+	return true;
+}
+
 static void emit_try(struct body *b, struct stmt *st)
 {
 	struct em *em = b->em;
-	int id = b->labels++;
-	struct errtarget t = { .label = em_printf(em, "catch_%d", id),
-			       .outer = b->err };
+	int id;
+	struct errtarget t = { .outer = b->err };
 	FILE *saved;
 	char *buf;
 	size_t len;
 	char *text;
 
+	/* nothing can fail in an empty body: SystemTap drops the try */
+	if (stmt_empty(st->body))
+		return;
+	id = b->labels++;
+	t.label = em_printf(em, "catch_%d", id);
 	b->err = &t;
 	emit_stmt(b, st->body);
 	record_actions(b, 0, stmt_near(em, st->body), true);
@@ -256,7 +275,7 @@ static void emit_try(struct body *b, struct stmt *st)
 
 	/* the catch part, kept only when something can fail in the body */
 	capture_begin(b, &saved, &buf, &len);
-	out(b, "if (c->aborted || c->actions >= TPG_MAXACTION)");
+	out(b, "if (c->aborted || c->actions >= c->max_actions)");
 	b->ind++;
 	err_jump(b);
 	b->ind--;

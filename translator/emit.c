@@ -431,7 +431,7 @@ static void upfront_check(struct body *b, FILE *o)
 {
 	if (b->flush_mode || b->total <= 0)
 		return;
-	fprintf(o, "\tif (unlikely(c->actions > TPG_MAXACTION - %d)) {\n"
+	fprintf(o, "\tif (unlikely(c->actions > c->max_actions - %d)) {\n"
 		"\t\tc->last_error = \"MAXACTION exceeded\";\n"
 		"\t\treturn;\n\t}\n", b->total);
 }
@@ -487,20 +487,18 @@ static void preamble(struct em *em, FILE *o)
 		"probes for the module\n * runtime (runtime/tapir.h). */\n",
 		em->prog->user->file ? em->prog->user->file->name : "<input>");
 	fputs("#include \"runtime/tapir.h\"\n\n", o);
-	fputs("/* The budget of statements per probe hit: SystemTap 4.8 runs "
-	      "every handler\n * interruptible, with MAXACTION_INTERRUPTIBLE. "
-	      "*/\n#define TPG_MAXACTION MAXACTION_INTERRUPTIBLE\n\n", o);
 	fputs("#define TPG_FRAMES(c) ((struct tp_frames *)(c)->locals)\n"
 	      "#define TPG_LARG(v) { .type = TP_ARG_LONG, .l = (v) }\n"
 	      "#define TPG_SARG(v) { .type = TP_ARG_STRING, .s = (v) }\n"
 	      "#define TPG_LKEY(v) { .l = (v) }\n"
 	      "#define TPG_SKEY(v) { .s = (v) }\n\n", o);
-	fputs("/* Charge n statements to the hit; true when MAXACTION is "
-	      "exceeded. */\n"
+	fputs("/* Charge n statements to the hit (c->max_actions of them: "
+	      "MAXACTION_INTERRUPTIBLE,\n * as SystemTap 4.8 gives every "
+	      "handler); true when MAXACTION is exceeded. */\n"
 	      "static inline bool tpg_actions(struct tp_context *c, long n, "
 	      "const char *near)\n{\n"
 	      "\tc->actions += n;\n"
-	      "\tif (likely(c->actions < TPG_MAXACTION))\n"
+	      "\tif (likely(c->actions < c->max_actions))\n"
 	      "\t\treturn false;\n"
 	      "\tc->last_error = \"MAXACTION exceeded\";\n"
 	      "\tc->last_stmt = near;\n"
