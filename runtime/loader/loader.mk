@@ -14,3 +14,17 @@ runtime/tapir-run: $(srcdir)/runtime/loader/tapir-run.c $(srcdir)/runtime/transp
 	$(AM_V_CCLD)$(MKDIR_P) runtime && \
 	  $(CC) -std=gnu11 -O2 -g $(WARN_CFLAGS) -static -o $@ \
 	  $(srcdir)/runtime/loader/tapir-run.c
+
+# The transport tier (testsuite/transport/run) and bench/transport drive
+# the loader with a hand-written module over runtime/transport.c alone.
+EXTRA_DIST += testsuite/transport bench/transport
+check-local: runtime/tapir-run
+
+# make check-transport: the transport tier alone (boots qemu; skips if it
+# cannot).
+check-transport: runtime/tapir-run tools/tapir-build tools/tapir-vm
+	$(AM_V_at)TAPIR_BUILD=$(abs_top_builddir)/tools/tapir-build \
+	  TAPIR_VM=$(abs_top_builddir)/tools/tapir-vm \
+	  TAPIR_RUN=$(abs_top_builddir)/runtime/tapir-run \
+	  $(SHELL) $(srcdir)/testsuite/transport/run
+.PHONY: check-transport
