@@ -118,6 +118,7 @@ static struct {
 	struct mutex lock;		/* START, STOP, state */
 	enum tp_tstate state;
 	atomic_t ctl_open;
+	bool closing;			/* unloading: readers stop waiting */
 	long target_pid;
 } tp;
 
@@ -406,7 +407,12 @@ static ssize_t tp_ctl_read(struct file *file, char __user *ubuf,
 			rc = -EAGAIN;
 			goto out;
 		}
-		rc = wait_event_interruptible(tp.ctl_wait, tp_q_pending());
+		if (READ_ONCE(tp.closing)) {
+			rc = 0;		/* end of file: the module is going */
+			goto out;
+		}
+		rc = wait_event_interruptible(tp.ctl_wait,
+					      tp_q_pending() || READ_ONCE(tp.closing));
 		if (rc)
 			goto out;
 	}
@@ -764,6 +770,10 @@ void tp_transport_exit(void)
 	tp_cmd_stop();
 	WRITE_ONCE(tp.ready, false);
 	synchronize_rcu();	/* writers that saw ready are done */
+	/* A reader blocked on procfs ctl (which pins no module) would hold
+	 * up the removal below: let it go. */
+	WRITE_ONCE(tp.closing, true);
+	wake_up_interruptible(&tp.ctl_wait);
 	tp_files_remove();	/* waits for readers in the file ops */
 	irq_work_sync(&tp.ctl_work);
 	irq_work_sync(&tp.data_work);
