@@ -499,12 +499,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Read what CPU c's file has now. 1: got data, 0: none, -1: error. */
+/* Read what CPU c's file has now (at most 8 chunks, so that a writer
+ * faster than us cannot keep us from the other files and the control
+ * channel). 1: got data, 0: none, -1: error. */
 static int read_cpu(struct cpubuf *c)
 {
-	int got = 0;
+	int got = 0, chunks;
 
-	for (;;) {
+	for (chunks = 0; chunks < 8; chunks++) {
 		ssize_t n;
 
 		if (c->off && c->off == c->len) {
@@ -536,6 +538,7 @@ static int read_cpu(struct cpubuf *c)
 		err("Couldn't read the output of cpu %d: %s", c->cpu, strerror(errno));
 		return -1;
 	}
+	return got;
 }
 
 /* CPU c's first whole frame, or NULL. */
