@@ -364,11 +364,37 @@ void tp_stat_clear(struct tp_stat *s)
 		tp_stat_cell_clear(s->desc, tp_per_cpu_ptr(s->cells, cpu));
 }
 
+/*
+ * As stap 4.8 reads a statistic: the mean is recomputed from the sum, and
+ * the variance by the Total Variance formula over every CPU's running
+ * (Welford) mean and variance, with stap's integer truncations, even when
+ * a single CPU has values (so @variance of 2 4 4 4 5 5 7 9 is 13, not 9).
+ * out->m2 is left such that m2 / (count - 1) is stap's variance_s.
+ */
 void tp_stat_read(struct tp_stat *s, struct tp_stat_cell *out)
 {
+	const struct tp_stat_desc *d = s->desc;
+	u64 total = 0;
+	s64 avg;
 	int cpu;
 
-	tp_stat_cell_clear(s->desc, out);
+	tp_stat_cell_clear(d, out);
 	tp_for_each_cpu(cpu)
-		tp_stat_cell_merge(s->desc, out, tp_per_cpu_ptr(s->cells, cpu));
+		tp_stat_cell_merge(d, out, tp_per_cpu_ptr(s->cells, cpu));
+	if (!out->count)
+		return;
+	avg = div64_s64(scaled(out->sum, d->bit_shift), out->count);
+	tp_for_each_cpu(cpu) {
+		const struct tp_stat_cell *c = tp_per_cpu_ptr(s->cells, cpu);
+		u64 dev;
+		s64 var;
+
+		if (!c->count)
+			continue;
+		dev = (u64)c->avg_s - (u64)avg;
+		var = c->count < 2 ? -1 : div64_s64(c->m2, c->count - 1);
+		total += (u64)c->count * dev * dev + (u64)(c->count - 1) * (u64)var;
+	}
+	out->avg_s = avg;
+	out->m2 = (s64)total;
 }
