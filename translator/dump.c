@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf-api.h"
 #include "parse.h"
 #include "print.h"
 #include "provider.h"
@@ -128,14 +129,133 @@ void dump_program(FILE *out, const struct program *prog)
 	free(fv);
 	fputs("# probes\n", out);
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
-		fprintf(out, "%s /* <- ", p->name);
+		fputs(p->name, out);
+		if (p->dwarf)
+			dwarf_dump_pc(out, p->dwarf);
+		fputs(" /* <- ", out);
 		print_probe_point(out, p->user);
 		fputs(" */\n", out);
 		locals(out, p->locals, "  ");
+		if (p->dwarf)
+			dwarf_dump_targets(out, p);
 	}
 }
 
 /* ---- listings ---- */
+
+/* One listed probe: its name and its variables ("n:long", "$file:struct
+ * file*"), in order. */
+struct listed {
+	const char *name;
+	char **vars;
+	int nvars, seq;
+};
+
+static int listed_cmp(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->seq - y->seq;
+}
+
+static void listed_vars(struct session *s, struct listed *l,
+			const struct dprobe *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int nl;
+	struct symbol **v;
+
+	if (!f)
+		out_of_memory();
+	/* tokens end at spaces; a DWARF type may hold spaces, not " $" */
+	v = sorted(p->locals, &nl);
+	for (int i = 0; i < nl; i++) {
+		fputc('\n', f);
+		sym_line(f, v[i]);
+	}
+	free(v);
+	if (p->dwarf) {
+		char *dbuf = NULL;
+		size_t dlen = 0;
+		FILE *d = open_memstream(&dbuf, &dlen);
+
+		if (!d)
+			out_of_memory();
+		dwarf_list_vars(s, d, p->dwarf);
+		fclose(d);
+		for (char *q = dbuf; (q = strstr(q, " $")); q++)
+			*q = '\n';
+		fputs(dbuf, f);
+		free(dbuf);
+	}
+	fclose(f);
+	for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n")) {
+		l->vars = xrealloc(l->vars, (size_t)(l->nvars + 1) *
+				   sizeof(*l->vars));
+		l->vars[l->nvars++] = xstrdup(tok);
+	}
+	free(buf);
+}
+
+/*
+ * One line per point name, sorted. Several probes can share a name (the
+ * inline instances of a function, the points of an alias): a line shows
+ * the variables every one of them has, in the order they first appear,
+ * as stap -L does.
+ */
+static int list_lines(struct session *s, const struct program *prog,
+		      bool vars)
+{
+	struct listed *v = xcalloc((size_t)prog->nprobes + 1, sizeof(*v));
+	int n = 0;
+
+	for (const struct dprobe *p = prog->probes; p; p = p->next) {
+		v[n].name = p->name;
+		v[n].seq = n;
+		if (vars)
+			listed_vars(s, &v[n], p);
+		n++;
+	}
+	qsort(v, (size_t)n, sizeof(*v), listed_cmp);
+	for (int i = 0, j; i < n; i = j) {
+		const char **tok = NULL;
+		int *count = NULL, ntok = 0;
+
+		for (j = i; j < n && strcmp(v[j].name, v[i].name) == 0; j++)
+			for (int k = 0; k < v[j].nvars; k++) {
+				int t = 0;
+
+				while (t < ntok && strcmp(tok[t], v[j].vars[k]))
+					t++;
+				if (t == ntok) {
+					tok = xrealloc(tok, (size_t)(ntok + 1) *
+						       sizeof(*tok));
+					count = xrealloc(count, (size_t)(ntok + 1) *
+							 sizeof(*count));
+					tok[ntok] = v[j].vars[k];
+					count[ntok++] = 0;
+				}
+				count[t]++;
+			}
+		fputs(v[i].name, stdout);
+		for (int t = 0; t < ntok; t++)
+			if (count[t] == j - i)
+				printf(" %s", tok[t]);
+		putchar('\n');
+		free(tok);
+		free(count);
+	}
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < v[i].nvars; k++)
+			free(v[i].vars[k]);
+		free(v[i].vars);
+	}
+	free(v);
+	return n;
+}
 
 static int str_cmp(const void *a, const void *b)
 {
@@ -148,7 +268,6 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	struct script *sc = parse_text(s, "<pattern>", text, strlen(text),
 				       true);
 	struct elab e;
-	char **lines;
 	const char **names = NULL;
 	int n = 0, errors = s->errors;
 
@@ -199,6 +318,7 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 		e.probe = p;
 		e.locals = &p->locals;
 		e.file = p->decl->loc.file;
+		dwarf_resolve_probe(&e, p);
 		resolve_body(&e, p->body);
 	}
 	if (vars && s->errors == errors)
@@ -206,37 +326,8 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	free(e.work);
 	free(e.iterating);
 	free(names);
-	lines = xcalloc((size_t)e.prog->nprobes + 1, sizeof(*lines));
-	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		int nl;
-		struct symbol **v;
-
-		if (!f)
-			break;
-		fputs(p->name, f);
-		if (vars) {
-			v = sorted(p->locals, &nl);
-			for (int i = 0; i < nl; i++) {
-				fputc(' ', f);
-				sym_line(f, v[i]);
-			}
-			free(v);
-		}
-		fclose(f);
-		lines[n++] = buf;
-	}
-	qsort(lines, (size_t)n, sizeof(*lines), str_cmp);
-	for (int i = 0; i < n; i++) {
-		if (!i || strcmp(lines[i], lines[i - 1]) != 0)
-			printf("%s\n", lines[i]);
-	}
-	for (int i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	return s->errors > errors ? 1 : 0;
+	n = list_lines(s, e.prog, vars);
+	return s->errors > errors || n < 0 ? 1 : 0;
 }
 
 int dump_functions(struct session *s, FILE *out)

@@ -53,6 +53,7 @@ struct elab {
 	const char **iterating;		/* arrays in active foreach loops */
 	int niterating;
 
+	struct dprobe *last_probe;	/* the tail of prog->probes */
 	struct call_check *checks;	/* calls made inside foreach loops */
 	int nchecks;
 	unsigned mark;

@@ -57,6 +57,7 @@ struct function {
 };
 
 struct provider;
+struct dwarf_site;
 
 /* One concrete probe point with its body: what the emitter will see. */
 struct dprobe {
@@ -77,6 +78,7 @@ struct dprobe {
 	const char *symbol, *module;	/* kprobes and DWARF probes */
 	int64_t maxactive;
 	uint64_t address;
+	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
 	struct dprobe *next;
 };
 

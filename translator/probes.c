@@ -570,14 +570,17 @@ struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 	p->body = block;
 	p->cond = ast_clone_expr(s, tmpl->cond);
 	p->next = NULL;
-	/* keep the script's order */
-	{
+	/* keep the script's order: append (a wildcard can make thousands) */
+	if (!e->last_probe || e->last_probe->next) {
 		struct dprobe **t = &e->prog->probes;
 
 		while (*t)
 			t = &(*t)->next;
 		*t = p;
+	} else {
+		e->last_probe->next = p;
 	}
+	e->last_probe = p;
 	e->prog->nprobes++;
 	return p;
 }

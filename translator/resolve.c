@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf-api.h"
 #include "elab-internal.h"
 #include "provider.h"
 #include "xalloc.h"
@@ -713,6 +714,7 @@ static void resolve_probe(struct elab *e, struct dprobe *p)
 	e->locals = &p->locals;
 	e->file = p->decl->loc.file;
 	e->loop_depth = 0;
+	dwarf_resolve_probe(e, p);	/* $target variables, @defined */
 	resolve_body(e, p->body);
 	if (p->cond) {
 		resolve_expr(e, p->cond);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "dwarf-api.h"
 #include "kconfig.h"
 #include "xalloc.h"
 
@@ -26,6 +27,7 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	free(s->include_dirs);
+	dwarf_free(s);
 	kconfig_free(s->kconfig);
 	arena_free(&s->arena);
 	free(s);

@@ -13,6 +13,7 @@
 #include "diag.h"
 
 struct kconfig;
+struct dwarf_ctx;
 struct macro_table;
 
 struct session {
@@ -41,6 +42,7 @@ struct session {
 
 	/* the target kernel, resolved on first use */
 	struct kconfig *kconfig;
+	struct dwarf_ctx *dwarf;	/* its debuginfo (dwarf.c), on first use */
 
 	/* library macros from .stpm files on the tapset path */
 	struct macro_table *lib_macros;

@@ -1,0 +1,116 @@
+/* dwarf-internal.h - state shared by dwarf.c, dwarf-types.c and
+ * dwarf-vars.c. */
+#ifndef TAPIR_DWARF_INTERNAL_H
+#define TAPIR_DWARF_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <regex.h>
+
+#include "dwarf-api.h"
+#include "session.h"
+
+/* One function of the index: a top-level DW_TAG_subprogram that defines
+ * code (an out-of-line function, or the abstract root of an inline one,
+ * or a concrete out-of-line copy of an inline one). */
+struct fn_entry {
+	uint32_t name;		/* offset in the string table */
+	uint32_t file;		/* index in the file table */
+	uint64_t die;		/* DIE offset in .debug_info */
+	uint64_t cu;		/* its CU's DIE offset */
+	int32_t line;		/* decl line */
+	uint32_t flags;		/* FN_* */
+	uint64_t entry;		/* FN_CODE: the entry address */
+};
+
+enum {
+	FN_ABSTRACT = 1,	/* DW_AT_inline: has inline instances */
+	FN_CODE = 2,		/* low_pc/ranges: out-of-line code */
+	FN_ORIGIN = 4,		/* a concrete copy: die has an abstract origin */
+};
+
+struct fn_index {
+	struct fn_entry *v;	/* sorted by name */
+	size_t n;
+	uint32_t *files;	/* string offsets */
+	size_t nfiles;
+	char *strs;
+	size_t nstrs;
+	void *map;		/* the cache file, when mmapped */
+	size_t map_len;
+	bool built;
+};
+
+/* A function symbol of the ELF symbol table. */
+struct fsym {
+	uint64_t addr, size;
+	const char *name;
+};
+
+struct range {
+	uint64_t lo, hi;	/* [lo, hi) */
+};
+
+struct dwarf_unit {
+	char *name;		/* "kernel" or the module's name */
+	char *path;		/* the debuginfo file */
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	Dwfl *dwfl;		/* modules: relocated through libdwfl */
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+	bool cfi_tried;
+	struct fn_index idx;
+	struct fsym *syms;	/* by address */
+	size_t nsyms;
+	bool syms_loaded;
+	uint64_t *covered;	/* entries of DWARF functions, sorted */
+	size_t ncovered;
+	bool covered_built;
+	struct range *blacklist;	/* the kernel's kprobe blacklist */
+	size_t nblacklist;
+	uint64_t stext;		/* _stext (kernel) */
+	struct dwarf_unit *next;
+};
+
+struct dwarf_ctx {
+	bool opened;
+	struct dwarf_unit *kernel;	/* NULL: no vmlinux debuginfo */
+	struct dwarf_unit *modules;
+	char **mod_names, **mod_paths;	/* debuginfo modules found */
+	size_t nmods;
+	bool mods_listed;
+	regex_t bl_fn, bl_fn_ret, bl_file, bl_section;
+	bool bl_ready;
+};
+
+struct dwarf_ctx *dwarf_ctx(struct session *s);
+struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module);
+/* The module unit named exactly, or NULL. */
+const char *dwarf_strip_prefix(const char *file);
+
+/* dwarf.c */
+const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
+Dwarf_CFI *dwarf_unit_cfi(struct dwarf_unit *u);
+
+/* dwarf-types.c */
+/* The C spelling of a type DIE as stap prints it ("struct file*"). */
+const char *dwt_name(struct session *s, Dwarf_Die *type);
+/* Strip typedefs and cv-qualifiers. */
+bool dwt_peel(Dwarf_Die *type, Dwarf_Die *out);
+/* A member of a struct/union type (peeled), looking into anonymous
+ * members; adds its offset to *offset. */
+bool dwt_member(Dwarf_Die *type, const char *name, Dwarf_Die *member,
+		int64_t *offset);
+/* Comma-separated member names of a struct/union, for messages. */
+const char *dwt_member_names(struct session *s, Dwarf_Die *type);
+/* A type named name ("task_struct", "struct file", "size_t") in the
+ * unit, preferring CU cu when given. */
+bool dwt_find(struct session *s, struct dwarf_unit *u, const char *name,
+	      Dwarf_Die *out);
+int64_t dwt_size(Dwarf_Die *type);
+
+#endif
