@@ -74,13 +74,16 @@ struct dwarf_site {
 	bool blacklisted;	/* refused by the kernel's kprobe blacklist
 				 * (NOKPROBE_SYMBOL, __kprobes, noinstr,
 				 * entry text): registration will fail */
-	bool exported;		/* EXPORT_SYMBOL*ed (Module.symvers) */
+	bool exported;		/* EXPORT_SYMBOL*ed (Module.symvers); only
+				 * known for .exported points */
 	bool optimized;		/* the CU was built with -O (gcc) */
 	/* internal: where to find the DIEs again */
 	struct dwarf_unit *unit;
 	uint64_t die;		/* subprogram or inlined_subroutine */
 	uint64_t fn_die;	/* the subprogram holding the abstract names */
 	uint64_t cu_die;
+	uint64_t top_die;	/* the CU's child holding die (== die for a
+				 * function) */
 };
 
 /* What a point asks for. */

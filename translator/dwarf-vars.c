@@ -84,14 +84,17 @@ static bool cu_die(struct dwarf_unit *u, const struct dwarf_site *site,
 }
 
 /* The scopes from the DIE at offset target out to the CU: descend from
- * the CU into the child whose subtree holds the offset (a subtree spans
- * from its DIE to its next sibling), innermost first in the result. */
-static int scopes_to(Dwarf_Die *cu, uint64_t target, Dwarf_Die **out)
+ * the CU's child 'top' into the child whose subtree holds the offset (a
+ * subtree spans from its DIE to its next sibling), innermost first in
+ * the result. */
+static int scopes_to(Dwarf_Die *cu, Dwarf_Die *top, uint64_t target,
+		     Dwarf_Die **out)
 {
 	Dwarf_Die path[64], c;
 	int n = 0;
 
 	path[n++] = *cu;
+	path[n++] = *top;
 	while (dwarf_dieoffset(&path[n - 1]) != target && n < 64) {
 		bool found = false;
 
@@ -127,14 +130,16 @@ static int scopes_to(Dwarf_Die *cu, uint64_t target, Dwarf_Die **out)
 static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 {
 	struct dwarf_unit *u = site->unit;
-	Dwarf_Die cu;
+	Dwarf_Die cu, top;
 
 	*out = NULL;
 	if (!cu_die(u, site, &cu))
 		return 0;
 	if (site->line)
 		return dwarf_getscopes(&cu, site->pc, out);
-	return scopes_to(&cu, site->die, out);
+	if (!dwarf_offdie(u->dw, site->top_die, &top))
+		return 0;
+	return scopes_to(&cu, &top, site->die, out);
 }
 
 /* The scopes are found on first need: many probes use no variable. */
@@ -325,10 +330,21 @@ static void op_push(struct opbuf *b, uint8_t atom, uint64_t n1, uint64_t n2)
 /* The CFA at pc as DWARF operations (from .debug_frame). */
 static bool cfa_ops(struct vctx *v, Dwarf_Addr pc, struct opbuf *b)
 {
-	Dwarf_CFI *cfi = dwarf_unit_cfi(v->u);
+	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame;
 	Dwarf_Op *ops;
 	size_t n;
+
+	/* at a function's first instruction (or past its call to
+	 * __fentry__) on x86_64 the CFA is the stack pointer plus the
+	 * return address: no need to read the call frame information */
+	if (v->site && !v->site->inlined && v->site->pc == v->site->entry_pc &&
+	    (pc == v->site->entry_pc || pc == v->site->var_pc) &&
+	    strcmp(kconfig_get(v->s)->arch, "x86_64") == 0) {
+		op_push(b, DW_OP_breg7, 8, 0);
+		return true;
+	}
+	cfi = dwarf_unit_cfi(v->u);
 
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc + v->u->bias, &frame) != 0)
 		return false;
@@ -1672,10 +1688,9 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
 			return false;	/* resolve.c says why */
 		if (!v->site->decl_file) {
-			verr(v, &x->loc, "target variable '$%s' is not "
-			     "available in '%s': no debuginfo describes its "
-			     "function, only the symbol table", x->str,
-			     v->p->name);
+			verr(v, &x->loc, "debuginfo scope not found for '%s' "
+			     "(only its symbol is known), cannot resolve "
+			     "context variable '$%s'", v->p->name, x->str);
 			return false;
 		}
 		if (x->pretty) {
@@ -1701,10 +1716,10 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
 			return false;
 		if (!v->site->decl_file) {
-			verr(v, &x->loc, "'$$%s' is not available in '%s': no "
-			     "debuginfo describes its function, only the "
-			     "symbol table", x->str, v->p->name);
-			return false;
+			/* a symbol without DWARF: no variables, as in stap */
+			r = str_expr(v, "", &x->loc);
+			replace(x, r);
+			return true;
 		}
 		r = ctxvar(v, x);
 		if (!r)

@@ -33,7 +33,7 @@
 #include "sha256.h"
 #include "xalloc.h"
 
-#define INDEX_MAGIC "TPRDWIX5"
+#define INDEX_MAGIC "TPRDWIX6"
 
 static bool has_wild(const char *s)
 {
@@ -741,7 +741,27 @@ struct index_header {
 	char magic[8];
 	uint64_t size, mtime, ino;	/* the vmlinux it describes */
 	uint64_t n, nfiles, nstrs;
+	/* the symbol table, sorted, and the kprobe blacklist */
+	uint64_t nsyms, nsymstrs, nblacklist, stext;
 };
+
+/* A function symbol in the cache file: name is an offset into the
+ * symbol names that end the file. */
+struct sym_rec {
+	uint64_t addr, size, name;
+};
+
+/* Sizes of the parts of a cache file, in order. */
+static size_t index_parts(const struct index_header *h, size_t part[6])
+{
+	part[0] = sizeof(*h);
+	part[1] = h->n * sizeof(struct fn_entry);
+	part[2] = h->nfiles * sizeof(uint32_t);
+	part[3] = h->nsyms * sizeof(struct sym_rec);
+	part[4] = h->nblacklist * sizeof(struct range);
+	part[5] = h->nstrs + h->nsymstrs;
+	return part[0] + part[1] + part[2] + part[3] + part[4] + part[5];
+}
 
 static char *index_path(struct dwarf_unit *u, const struct stat *st)
 {
@@ -765,8 +785,9 @@ static bool index_load(struct dwarf_unit *u, const char *path,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	struct index_header h;
-	char *m;
-	size_t need;
+	char *m, *p;
+	size_t need, part[6];
+	const struct sym_rec *syms;
 
 	if (fd < 0)
 		return false;
@@ -779,25 +800,43 @@ static bool index_load(struct dwarf_unit *u, const char *path,
 	if (m == MAP_FAILED)
 		return false;
 	memcpy(&h, m, sizeof(h));
-	need = sizeof(h) + h.n * sizeof(struct fn_entry) +
-	       h.nfiles * sizeof(uint32_t) + h.nstrs;
 	if (memcmp(h.magic, INDEX_MAGIC, 8) != 0 ||
 	    h.size != (uint64_t)vst->st_size || h.ino != (uint64_t)vst->st_ino ||
 	    h.mtime != (uint64_t)vst->st_mtim.tv_sec * 1000000000u +
 		       (uint64_t)vst->st_mtim.tv_nsec ||
-	    need != (size_t)st.st_size) {
+	    (need = index_parts(&h, part)) != (size_t)st.st_size) {
 		munmap(m, (size_t)st.st_size);
 		return false;
 	}
+	free(u->syms);
+	free(u->blacklist);
+	p = m + part[0];
 	u->idx.map = m;
 	u->idx.map_len = (size_t)st.st_size;
-	u->idx.v = (struct fn_entry *)(m + sizeof(h));
+	u->idx.v = (struct fn_entry *)p;
 	u->idx.n = h.n;
-	u->idx.files = (uint32_t *)(m + sizeof(h) + h.n * sizeof(struct fn_entry));
+	p += part[1];
+	u->idx.files = (uint32_t *)p;
 	u->idx.nfiles = h.nfiles;
-	u->idx.strs = m + sizeof(h) + h.n * sizeof(struct fn_entry) +
-		      h.nfiles * sizeof(uint32_t);
+	p += part[2];
+	syms = (const struct sym_rec *)p;
+	p += part[3];
+	u->blacklist = xmalloc(part[4] + 1);
+	memcpy(u->blacklist, p, part[4]);
+	u->nblacklist = h.nblacklist;
+	p += part[4];
+	u->idx.strs = p;
 	u->idx.nstrs = h.nstrs;
+	/* the symbols, already sorted */
+	u->syms = xcalloc(h.nsyms + 1, sizeof(*u->syms));
+	for (size_t i = 0; i < h.nsyms; i++) {
+		u->syms[i].addr = syms[i].addr;
+		u->syms[i].size = syms[i].size;
+		u->syms[i].name = p + h.nstrs + syms[i].name;
+	}
+	u->nsyms = h.nsyms;
+	u->stext = h.stext;
+	u->syms_loaded = true;
 	u->idx.built = true;
 	return true;
 }
@@ -806,8 +845,8 @@ static void index_save(struct session *s, struct dwarf_unit *u,
 		       const char *path, const struct stat *vst)
 {
 	struct index_header h;
-	size_t len;
-	char *buf, *dir, *slash;
+	size_t len, part[6];
+	char *buf, *dir, *slash, *p, *symstrs;
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, INDEX_MAGIC, 8);
@@ -818,14 +857,35 @@ static void index_save(struct session *s, struct dwarf_unit *u,
 	h.n = u->idx.n;
 	h.nfiles = u->idx.nfiles;
 	h.nstrs = u->idx.nstrs;
-	len = sizeof(h) + h.n * sizeof(struct fn_entry) +
-	      h.nfiles * sizeof(uint32_t) + h.nstrs;
+	if (!u->syms_loaded)
+		load_symbols(u);
+	h.nsyms = u->nsyms;
+	for (size_t i = 0; i < u->nsyms; i++)
+		h.nsymstrs += strlen(u->syms[i].name) + 1;
+	h.nblacklist = u->nblacklist;
+	h.stext = u->stext;
+	len = index_parts(&h, part);
 	buf = xmalloc(len);
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), u->idx.v, h.n * sizeof(struct fn_entry));
-	memcpy(buf + sizeof(h) + h.n * sizeof(struct fn_entry), u->idx.files,
-	       h.nfiles * sizeof(uint32_t));
-	memcpy(buf + len - h.nstrs, u->idx.strs, h.nstrs);
+	p = buf;
+	memcpy(p, &h, part[0]);
+	p += part[0];
+	memcpy(p, u->idx.v, part[1]);
+	p += part[1];
+	memcpy(p, u->idx.files, part[2]);
+	p += part[2];
+	symstrs = p + part[3] + part[4] + h.nstrs;
+	for (size_t i = 0, off = 0; i < u->nsyms; i++) {
+		struct sym_rec r = { u->syms[i].addr, u->syms[i].size, off };
+		size_t k = strlen(u->syms[i].name) + 1;
+
+		memcpy(p + i * sizeof(r), &r, sizeof(r));
+		memcpy(symstrs + off, u->syms[i].name, k);
+		off += k;
+	}
+	p += part[3];
+	memcpy(p, u->blacklist, part[4]);
+	p += part[4];
+	memcpy(p, u->idx.strs, h.nstrs);
 	dir = xstrdup(path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
@@ -1077,7 +1137,7 @@ struct finder {
 	const char *why;		/* the first refusal */
 	/* inline instances of the CU being walked: origin -> instances */
 	uint64_t walked_cu;
-	uint64_t *inl_origin, *inl_die;
+	uint64_t *inl_origin, *inl_die, *inl_top;
 	size_t ninl, capinl;
 	bool *file_ok;			/* per file of the index, or NULL */
 };
@@ -1185,6 +1245,7 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 	site->die = dwarf_dieoffset(die);
 	site->fn_die = dwarf_dieoffset(fn);
 	site->cu_die = dwarf_dieoffset(cu);
+	site->top_die = site->die;
 	bl = stap_blacklisted(s, f->u, site);
 	if (bl) {
 		if (!f->why)
@@ -1192,13 +1253,17 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 		return NULL;
 	}
 	site->blacklisted = !f->u->dwfl && kernel_blacklisted(f->u, site->pc);
-	site->exported = !inlined && ksyms_exported(s, site->function) == 1;
+	/* (Module.symvers is read only when a point asks for .exported) */
+	site->exported = f->q->exported && !inlined &&
+			 ksyms_exported(s, site->function) == 1;
 	fill_reloc(f, site);
 	return site;
 }
 
-/* Collect the CU's inlined subroutines (by abstract origin). */
-static void walk_inlines(struct finder *f, Dwarf_Die *d, int depth)
+/* Collect the CU's inlined subroutines (by abstract origin), with the
+ * top-level DIE holding each. */
+static void walk_inlines(struct finder *f, Dwarf_Die *d, int depth,
+			 uint64_t top)
 {
 	Dwarf_Die c;
 
@@ -1219,15 +1284,19 @@ static void walk_inlines(struct finder *f, Dwarf_Die *d, int depth)
 						f->capinl * sizeof(uint64_t));
 					f->inl_die = xrealloc(f->inl_die,
 						f->capinl * sizeof(uint64_t));
+					f->inl_top = xrealloc(f->inl_top,
+						f->capinl * sizeof(uint64_t));
 				}
 				f->inl_origin[f->ninl] = dwarf_dieoffset(&o);
 				f->inl_die[f->ninl] = dwarf_dieoffset(&c);
+				f->inl_top[f->ninl] = top;
 				f->ninl++;
 			}
 		}
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
 		    tag == DW_TAG_inlined_subroutine)
-			walk_inlines(f, &c, depth + 1);
+			walk_inlines(f, &c, depth + 1,
+				     depth ? top : dwarf_dieoffset(&c));
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
@@ -1239,7 +1308,7 @@ static void inline_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 	if (f->walked_cu != cuoff) {
 		f->ninl = 0;
 		f->walked_cu = cuoff;
-		walk_inlines(f, cu, 0);
+		walk_inlines(f, cu, 0, 0);
 	}
 	for (size_t i = 0; i < f->ninl; i++) {
 		Dwarf_Die inl;
@@ -1251,8 +1320,10 @@ static void inline_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		    !die_entry(&inl, &entry))
 			continue;
 		site = make_site(f, cu, fn, &inl, e, entry, true);
-		if (site)
+		if (site) {
+			site->top_die = f->inl_top[i];
 			site_add(f, site);
+		}
 	}
 }
 
@@ -1614,6 +1685,7 @@ int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 	}
 	free(f.inl_origin);
 	free(f.inl_die);
+	free(f.inl_top);
 	*out = arena_alloc(&s->arena, (size_t)(f.n + 1) * sizeof(**out));
 	if (f.n)
 		memcpy(*out, f.v, (size_t)f.n * sizeof(**out));
