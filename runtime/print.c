@@ -193,8 +193,12 @@ void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 
 	n = tp_hist_print(d, cell, rt->print_buf + rt->print_len,
 			  TP_PRINT_BUFSIZE - rt->print_len);
-	if (n == -ENODATA)
-		return;		/* an empty histogram prints nothing */
+	if (n == -ENODATA) {
+		/* stap 4.8: printing an empty aggregate's histogram is an
+		 * error (testsuite/run/hist-log-empty) */
+		tp_error(c, "empty aggregate");
+		return;
+	}
 	if (n < 0) {
 		tp_error(c, "invalid histogram");
 		return;

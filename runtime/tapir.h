@@ -204,7 +204,8 @@ void tp_printf(struct tp_context *c, const char *fmt,
 	       const struct tp_arg *args, int nargs);
 /* STAP_PRINTF: the kernel's printf format. */
 __printf(2, 3) void tp_kprintf(struct tp_context *c, const char *fmt, ...);
-/* print(@hist_log(s)) and friends: the chart, or nothing when empty. */
+/* print(@hist_log(s)) and friends: the chart; for an empty aggregate
+ * the runtime error "empty aggregate", as stap 4.8 does. */
 void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 		   const struct tp_stat_cell *cell);
 /* Send this CPU's buffer to the transport now (log(), handler end). */
