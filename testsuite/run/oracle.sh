@@ -29,7 +29,12 @@
 #       stap -R $ORACLE_DIR/runtime -r $ORACLE_DIR/kbuild -p4 -m MOD \
 #            [translator options] NAME.stp [args]
 #     in a folder holding a copy of NAME.stp (so messages name NAME.stp);
-#     MOD is NAME with - replaced by _. JOBS builds at a time.
+#     MOD is NAME with - replaced by _. JOBS builds at a time. A script
+#     that calls symname, symdata, probefunc or a backtrace function is
+#     built with -d kernel against $ORACLE_DIR/kbuild-ksyms, the same tree
+#     plus the -dbg package's vmlinux: without the kernel's symbols in the
+#     module, stap prints raw addresses for them and warns "Missing unwind
+#     data for a module" (Tapir looks the symbols up in the running kernel).
 #  4. Boots the guest (tools/tapir-vm) once per BATCH cases, with staprun,
 #     stapio and their shared libraries copied in, and runs one job per
 #     case: staprun [-c CMD] [-x PID] [-o FILE] /root/MOD.ko [var=val];
@@ -58,7 +63,11 @@ if [ "${1:-}" = --build ]; then
 	split_opts "$n"
 	rm -rf "$O/build/$n" && mkdir -p "$O/build/$n" && cp "$n.stp" "$O/build/$n/" || exit 2
 	cd "$O/build/$n" || exit 2
-	if stap -R "$O/runtime" -r "$O/kbuild" -p4 -m "$m" "${TOPTS[@]}" "$n.stp" "${ARGS[@]}" \
+	kb=$O/kbuild x=()
+	if grep -qE '(symname|symdata|probefunc|backtrace)[[:space:]]*\(' "$n.stp"; then
+		kb=$O/kbuild-ksyms x=(-d kernel)
+	fi
+	if stap -R "$O/runtime" -r "$kb" "${x[@]}" -p4 -m "$m" "${TOPTS[@]}" "$n.stp" "${ARGS[@]}" \
 			>stap.out 2>stap.err && [ -f "$m.ko" ]; then
 		mv "$m.ko" "$O/ko/$m.ko"
 		echo "built $n"
@@ -93,6 +102,9 @@ command -v stap >/dev/null && command -v staprun >/dev/null ||
 smap=/usr/lib/debug/boot/System.map-$STAP_RELEASE
 [ -f "$smap" ] ||
 	{ echo "oracle.sh: no $smap (apt-get install linux-image-$STAP_RELEASE-dbg)" >&2; exit 2; }
+vmlinux=/usr/lib/debug/boot/vmlinux-$STAP_RELEASE
+[ -f "$vmlinux" ] ||
+	{ echo "oracle.sh: no $vmlinux (apt-get install linux-image-$STAP_RELEASE-dbg)" >&2; exit 2; }
 hdrs=/usr/src/linux-headers-$STAP_RELEASE
 [ -d "$hdrs" ] || { echo "oracle.sh: no $hdrs" >&2; exit 2; }
 
@@ -121,6 +133,12 @@ if [ ! -f "$O/kbuild/System.map" ]; then
 		fi
 	done
 	cp "$smap" "$O/kbuild/System.map" || exit 2
+fi
+# ... and a copy with the kernel's vmlinux, for the cases that need the
+# kernel's symbols in the module (see step 3)
+if [ ! -e "$O/kbuild-ksyms/vmlinux" ]; then
+	rm -rf "$O/kbuild-ksyms" && cp -a "$O/kbuild" "$O/kbuild-ksyms" &&
+	ln -s "$vmlinux" "$O/kbuild-ksyms/vmlinux" || exit 2
 fi
 
 # 3. build
