@@ -136,8 +136,7 @@ void dump_program(FILE *out, const struct program *prog)
 		print_probe_point(out, p->user);
 		fputs(" */\n", out);
 		locals(out, p->locals, "  ");
-		if (p->dwarf)
-			dwarf_dump_targets(out, p);
+		dwarf_dump_targets(out, p);
 	}
 }
 

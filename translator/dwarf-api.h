@@ -74,8 +74,8 @@ struct dwarf_site {
 	bool blacklisted;	/* refused by the kernel's kprobe blacklist
 				 * (NOKPROBE_SYMBOL, __kprobes, noinstr,
 				 * entry text): registration will fail */
-	bool exported;		/* EXPORT_SYMBOL*ed (Module.symvers); only
-				 * known for .exported points */
+	bool exported;		/* a global function (DW_AT_external): what
+				 * stap's .exported selects */
 	bool optimized;		/* the CU was built with -O (gcc) */
 	/* internal: where to find the DIEs again */
 	struct dwarf_unit *unit;

@@ -28,6 +28,7 @@ enum {
 	FN_ABSTRACT = 1,	/* DW_AT_inline: has inline instances */
 	FN_CODE = 2,		/* low_pc/ranges: out-of-line code */
 	FN_ORIGIN = 4,		/* a concrete copy: die has an abstract origin */
+	FN_EXTERNAL = 8,	/* DW_AT_external: a global function */
 };
 
 struct fn_index {

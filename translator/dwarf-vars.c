@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE	/* vasprintf */
 #include <dwarf.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,40 @@ static int scopes_to(Dwarf_Die *cu, Dwarf_Die *top, uint64_t target,
 	return n;
 }
 
+/* A statement's scopes: the lexical blocks around pc inside its
+ * function (or inline instance) 'die', then die and what holds it,
+ * innermost first. The inline instances at pc are not entered: the line
+ * is die's own. */
+static int block_scopes(Dwarf_Die *cu, Dwarf_Die *top, uint64_t die,
+			Dwarf_Addr pc, Dwarf_Die **out)
+{
+	Dwarf_Die *outer, inner[32], c;
+	int n = 0, nouter = scopes_to(cu, top, die, &outer);
+	bool deeper = nouter > 0;
+
+	inner[0] = nouter ? outer[0] : *cu;
+	while (deeper && n < 31) {
+		deeper = false;
+		if (dwarf_child(n ? &inner[n] : &outer[0], &c) != 0)
+			break;
+		do {
+			if (dwarf_tag(&c) == DW_TAG_lexical_block &&
+			    dwarf_haspc(&c, pc) > 0) {
+				inner[++n] = c;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	*out = xcalloc((size_t)(n + nouter + 1), sizeof(**out));
+	for (int i = 0; i < n; i++)
+		(*out)[i] = inner[n - i];
+	for (int i = 0; i < nouter; i++)
+		(*out)[n + i] = outer[i];
+	free(outer);
+	return n + nouter;
+}
+
 static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 {
 	struct dwarf_unit *u = site->unit;
@@ -135,10 +170,10 @@ static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 	*out = NULL;
 	if (!cu_die(u, site, &cu))
 		return 0;
-	if (site->line)
-		return dwarf_getscopes(&cu, site->pc, out);
 	if (!dwarf_offdie(u->dw, site->top_die, &top))
 		return 0;
+	if (site->line)
+		return block_scopes(&cu, &top, site->die, site->pc, out);
 	return scopes_to(&cu, &top, site->die, out);
 }
 
@@ -438,6 +473,70 @@ static bool entry_value(struct vctx *v, Dwarf_Attribute *attr, Dwarf_Op *op,
 	return false;
 }
 
+/* A value computed from constants alone (gcc's constant propagation:
+ * "DW_OP_lit2 DW_OP_lit21 DW_OP_shl DW_OP_stack_value"). */
+static bool const_eval(const struct dwarf_op *ops, int n, int64_t *out)
+{
+	int64_t st[16];
+	int sp = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+		int64_t x, y;
+
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			if (sp == 16)
+				return false;
+			st[sp++] = a - DW_OP_lit0;
+			continue;
+		}
+		switch (a) {
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts:
+			if (sp == 16)
+				return false;
+			st[sp++] = (int64_t)ops[i].n1;
+			continue;
+		case DW_OP_plus_uconst:
+			if (sp < 1)
+				return false;
+			st[sp - 1] += (int64_t)ops[i].n1;
+			continue;
+		case DW_OP_neg: case DW_OP_not:
+			if (sp < 1)
+				return false;
+			st[sp - 1] = a == DW_OP_neg ? -st[sp - 1] : ~st[sp - 1];
+			continue;
+		default:
+			break;
+		}
+		if (sp < 2)
+			return false;
+		y = st[--sp];
+		x = st[sp - 1];
+		switch (a) {
+		case DW_OP_plus: x += y; break;
+		case DW_OP_minus: x -= y; break;
+		case DW_OP_mul: x *= y; break;
+		case DW_OP_and: x &= y; break;
+		case DW_OP_or: x |= y; break;
+		case DW_OP_xor: x ^= y; break;
+		case DW_OP_shl: x = (int64_t)((uint64_t)x << (y & 63)); break;
+		case DW_OP_shr: x = (int64_t)((uint64_t)x >> (y & 63)); break;
+		case DW_OP_shra: x >>= (y & 63); break;
+		default:
+			return false;
+		}
+		st[sp - 1] = x;
+	}
+	if (sp != 1)
+		return false;
+	*out = st[0];
+	return true;
+}
+
 /* The base location of var (attr/ops at pc) into out; NULL or why not. */
 static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 			     Dwarf_Op *ops, size_t n, Dwarf_Addr pc,
@@ -498,7 +597,24 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 		case DW_OP_bit_piece:
 			free(b.v);
 			return "it is split in pieces";
-		case DW_OP_implicit_value:
+		case DW_OP_implicit_value: {
+			/* the value's bytes, in the target's (little-endian)
+			 * order */
+			Dwarf_Block blk;
+			uint64_t val = 0;
+
+			if (n != 1 || dwarf_getlocation_implicit_value(attr,
+					&ops[i], &blk) != 0 || blk.length > 8) {
+				free(b.v);
+				return "its value is too big or not readable";
+			}
+			for (size_t k = blk.length; k > 0; k--)
+				val = val << 8 | blk.data[k - 1];
+			out->kind = DWARF_LOC_CONST;
+			out->value = (int64_t)val;
+			free(b.v);
+			return NULL;
+		}
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
 		case DW_OP_GNU_variable_value:
@@ -510,7 +626,9 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 			op_push(&b, ops[i].atom, ops[i].number, ops[i].number2);
 			break;
 		default:
-			if (ops[i].atom >= DW_OP_reg0 && ops[i].atom <= DW_OP_regx) {
+			if ((ops[i].atom >= DW_OP_reg0 &&
+			     ops[i].atom <= DW_OP_reg31) ||
+			    ops[i].atom == DW_OP_regx) {
 				free(b.v);
 				return "its location is too complex";
 			}
@@ -527,12 +645,8 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 		out->simple = true;
 		out->reg = -1;
 		out->offset = (int64_t)b.v[0].n1;
-	} else if (b.n == 1 && value && (b.v[0].atom == DW_OP_constu ||
-		   b.v[0].atom == DW_OP_consts || (b.v[0].atom >= DW_OP_lit0 &&
-		   b.v[0].atom <= DW_OP_lit31))) {
+	} else if (value && const_eval(b.v, b.n, &out->value)) {
 		out->kind = DWARF_LOC_CONST;
-		out->value = b.v[0].atom >= DW_OP_lit0 && b.v[0].atom <= DW_OP_lit31 ?
-			     b.v[0].atom - DW_OP_lit0 : (int64_t)b.v[0].n1;
 	}
 	out->nops = b.n;
 	out->ops = arena_alloc(&v->s->arena, (size_t)(b.n + 1) * sizeof(*b.v));
@@ -1031,30 +1145,74 @@ static struct dwarf_access *cast(struct vctx *v, struct expr *x)
 	return build(v, a, &type, true, x->chain, x->addr, &x->loc);
 }
 
-/* A global variable of the CU with a static address. */
+/* Does file (a glob, or the last components of a path) name path? */
+static bool file_is(const char *file, const char *path)
+{
+	size_t fl = strlen(file), pl = path ? strlen(path) : 0;
+
+	if (!path)
+		return false;
+	if (fnmatch(file, path, 0) == 0)
+		return true;
+	return pl > fl && strcmp(path + pl - fl, file) == 0 &&
+	       path[pl - fl - 1] == '/';
+}
+
+/* A global variable of the CU: a definition with a location (decl
+ * false), or else a declaration (decl true: the address comes from the
+ * symbol table). file: the CU's or the declaration's file. */
 static bool global_in_cu(Dwarf_Die *cu, const char *name, const char *file,
-			 Dwarf_Die *out)
+			 bool decl, Dwarf_Die *out)
 {
 	Dwarf_Die c;
 
+	if (file && !file_is(file, dwarf_diename(cu)))
+		return false;
 	if (dwarf_child(cu, &c) != 0)
 		return false;
 	do {
-		const char *n, *df;
+		const char *n;
 
 		if (dwarf_tag(&c) != DW_TAG_variable ||
-		    !dwarf_hasattr(&c, DW_AT_location) ||
 		    !(n = die_name(&c)) || strcmp(n, name) != 0)
 			continue;
-		df = dwarf_decl_file(&c);
-		if (file && !(df && (strcmp(df, file) == 0 ||
-		    (strlen(df) > strlen(file) &&
-		     strcmp(df + strlen(df) - strlen(file), file) == 0 &&
-		     df[strlen(df) - strlen(file) - 1] == '/'))))
+		if (decl ? !dwarf_hasattr(&c, DW_AT_declaration) :
+			   !dwarf_hasattr(&c, DW_AT_location))
 			continue;
 		*out = c;
 		return true;
 	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* The link-time address of a data symbol of the unit's ELF file. */
+static bool data_symbol(struct dwarf_unit *u, const char *name, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+
+	while (u->elf && (scn = elf_nextscn(u->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_OBJECT &&
+			     GELF_ST_TYPE(sym.st_info) != STT_NOTYPE) ||
+			    !(n = elf_strptr(u->elf, sh.sh_link, sym.st_name)) ||
+			    strcmp(n, name) != 0)
+				continue;
+			*addr = sym.st_value;
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -1073,8 +1231,10 @@ static struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 	Dwarf_Attribute attr;
 	Dwarf_Op *ops;
 	size_t nops;
-	const char *why;
+	const char *why = NULL;
 	char *text;
+	bool found = false, is_decl = false;
+	uint64_t addr = 0;
 
 	if (at)
 		name = arena_strndup(&v->s->arena, name, (size_t)(at - name));
@@ -1087,20 +1247,24 @@ static struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 		     x->str2 ? x->str2 : "kernel", dwarf_package(v->s));
 		return NULL;
 	}
-	for (;;) {
-		Dwarf_Die cu;
+	/* a definition first; else a declaration (jiffies is one: the
+	 * linker script defines it) at its symbol's address */
+	for (int decl = 0; !found && decl < 2; decl++) {
+		for (off = 0; !found && dwarf_nextcu(u->dw, off, &next, &hsize,
+						     NULL, NULL, NULL) == 0;
+		     off = next) {
+			Dwarf_Die cu;
 
-		if (dwarf_nextcu(u->dw, off, &next, &hsize, NULL, NULL,
-				 NULL) != 0) {
-			verr(v, &x->loc, "unable to find global '%s' in %s%s%s",
-			     name, x->str2 ? x->str2 : "kernel",
-			     file ? ", file " : "", file ? file : "");
-			return NULL;
+			found = dwarf_offdie(u->dw, off + hsize, &cu) &&
+				global_in_cu(&cu, name, file, decl, &var);
 		}
-		if (dwarf_offdie(u->dw, off + hsize, &cu) &&
-		    global_in_cu(&cu, name, file, &var))
-			break;
-		off = next;
+		is_decl = decl;
+	}
+	if (!found || (is_decl && !data_symbol(u, name, &addr))) {
+		verr(v, &x->loc, "unable to find global '%s' in %s%s%s", name,
+		     x->str2 ? x->str2 : "kernel", file ? ", file " : "",
+		     file ? file : "");
+		return NULL;
 	}
 	a = ANEW(&v->s->arena, struct dwarf_access);
 	text = chain_text(arena_printf(&v->s->arena, "@var(\"%s\")", x->str),
@@ -1108,14 +1272,25 @@ static struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 	a->text = arena_strdup(&v->s->arena, text);
 	free(text);
 	a->site = v->site;
-	if (!die_type(&var, &type) ||
-	    var_ops(&var, 0, &attr, &ops, &nops) <= 0) {
-		verr(v, &x->loc, "global '%s' has no usable location", name);
+	if (!die_type(&var, &type)) {
+		verr(v, &x->loc, "global '%s' has no type", name);
 		return NULL;
 	}
-	why = translate(v, &attr, ops, nops, 0, &a->base);
-	if (why) {
-		verr(v, &x->loc, "cannot read global '%s': %s", name, why);
+	if (is_decl) {
+		struct dwarf_op *op = arena_alloc(&v->s->arena, sizeof(*op));
+
+		op->atom = DW_OP_addr;
+		op->n1 = addr;
+		a->base.kind = DWARF_LOC_MEM;
+		a->base.simple = a->base.reloc = true;
+		a->base.reg = -1;
+		a->base.offset = (int64_t)addr;
+		a->base.ops = op;
+		a->base.nops = 1;
+	} else if (var_ops(&var, 0, &attr, &ops, &nops) <= 0 ||
+		   (why = translate(v, &attr, ops, nops, 0, &a->base))) {
+		verr(v, &x->loc, "cannot read global '%s': %s", name,
+		     why ? why : "it has no usable location");
 		return NULL;
 	}
 	return build(v, a, &type, a->base.kind == DWARF_LOC_MEM, x->chain,
@@ -1187,6 +1362,19 @@ static struct expr *fmt_close(struct vctx *v, struct fmt *m,
 	call->str = "sprintf";
 	call->args = f;
 	return call;
+}
+
+/* %u only for unsigned integers: bool, enums and signed ones are %i,
+ * as stap's pretty printer has them. */
+static bool unsigned_type(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+
+	return dwarf_tag(t) == DW_TAG_base_type &&
+	       dwarf_attr(t, DW_AT_encoding, &a) &&
+	       dwarf_formudata(&a, &enc) == 0 &&
+	       (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char);
 }
 
 static bool char_type(Dwarf_Die *t)
@@ -1304,6 +1492,8 @@ static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
 	}
 	v->failed = failed;
 	if (tag == DW_TAG_pointer_type) {
+		Dwarf_Die pp;
+
 		if (die_type(&t, &pt) && char_type(&pt)) {
 			struct expr *call = new_expr(v, E_CALL, l);
 
@@ -1313,11 +1503,18 @@ static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
 			fmt_arg(m, call);
 			return;
 		}
-		fputs("%p", m->f);
+		/* a pointer to a number prints (its own value) in the
+		 * number's format, as stap's pretty printer does */
+		if (die_type(&t, &pt) && dwt_peel(&pt, &pp) &&
+		    (dwarf_tag(&pp) == DW_TAG_base_type ||
+		     dwarf_tag(&pp) == DW_TAG_enumeration_type))
+			fputs(unsigned_type(&pp) ? "%u" : "%i", m->f);
+		else
+			fputs("%p", m->f);
 	} else if (char_type(&t)) {
 		fputs("'%#c'", m->f);
 	} else {
-		fputs(a->is_signed ? "%i" : "%u", m->f);
+		fputs(unsigned_type(&t) ? "%u" : "%i", m->f);
 	}
 	fmt_arg(m, access_expr(v, a, l));
 }
@@ -1459,11 +1656,9 @@ static struct expr *ctxvar(struct vctx *v, struct expr *x)
 		return NULL;
 	}
 	ensure_scopes(v);
-	/* the function's own list (an inline instance's is its abstract
-	 * function's, in declaration order), each read where the probe is */
-	if (!v->site->line && dwarf_offdie(v->u->dw, v->site->inlined ?
-					   v->site->fn_die : v->site->die,
-					   &own))
+	/* the function's (or the inline instance's) own variables, in
+	 * DIE order, each read where the probe is */
+	if (!v->site->line && dwarf_offdie(v->u->dw, v->site->die, &own))
 		each_var(&own, 1, collect_cb, &la);
 	else
 		each_var(v->scopes, v->nscopes, collect_cb, &la);
@@ -1875,8 +2070,16 @@ void dwarf_list_vars(struct session *s, FILE *out,
 	l.pc = site->is_return ? entry_var_pc(site) : site->var_pc;
 	/* the function's (or the inline instance's) own variables only, as
 	 * stap -L; a statement lists the scopes around its line */
-	each_var(v.scopes, site->line ? v.nscopes : v.nscopes ? 1 : 0,
-		 list_cb, &l);
+	{
+		int n = 0;
+
+		/* up to the site's own DIE: not what holds an instance */
+		while (n < v.nscopes &&
+		       dwarf_dieoffset(&v.scopes[n]) != site->die)
+			n++;
+		each_var(v.scopes, n < v.nscopes ? n + 1 : v.nscopes ? 1 : 0,
+			 list_cb, &l);
+	}
 	free(v.scopes);
 }
 
@@ -1893,8 +2096,153 @@ void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
 			site->reloc_base, (unsigned long long)site->reloc_offset);
 }
 
+/* A DWARF expression in stap's -p2 notation, by evaluating it on a stack
+ * of texts; false when it uses what the notation lacks (branches). */
+static bool ops_text(FILE *out, const struct dwarf_loc *l)
+{
+	char *st[16] = { 0 };
+	int sp = 0;
+	bool ok = true;
+
+	for (int i = 0; ok && i < l->nops; i++) {
+		const struct dwarf_op *op = &l->ops[i];
+		uint8_t a = op->atom;
+		const char *bin = NULL;
+		char *x = NULL;
+
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			x = xasprintf("%d", a - DW_OP_lit0);
+		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+			x = (int64_t)op->n1 ? xasprintf("(@kregister(%d)) + (%lld)",
+					a - DW_OP_breg0, (long long)op->n1) :
+			    xasprintf("@kregister(%d)", a - DW_OP_breg0);
+		} else {
+			switch (a) {
+			case DW_OP_bregx:
+				x = xasprintf("(@kregister(%llu)) + (%lld)",
+					      (unsigned long long)op->n1,
+					      (long long)op->n2);
+				break;
+			case DW_OP_addr:
+				x = xasprintf("%#llx", (unsigned long long)op->n1);
+				break;
+			case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
+			case DW_OP_const8u: case DW_OP_constu:
+				x = xasprintf("%llu", (unsigned long long)op->n1);
+				break;
+			case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
+			case DW_OP_const8s: case DW_OP_consts:
+				x = xasprintf("%lld", (long long)op->n1);
+				break;
+			case DW_OP_plus: bin = "+"; break;
+			case DW_OP_minus: bin = "-"; break;
+			case DW_OP_mul: bin = "*"; break;
+			case DW_OP_div: bin = "/"; break;
+			case DW_OP_mod: bin = "%"; break;
+			case DW_OP_and: bin = "&"; break;
+			case DW_OP_or: bin = "|"; break;
+			case DW_OP_xor: bin = "^"; break;
+			case DW_OP_shl: bin = "<<"; break;
+			case DW_OP_shr: bin = ">>>"; break;
+			case DW_OP_shra: bin = ">>"; break;
+			case DW_OP_stack_value:
+				continue;
+			default:
+				break;
+			}
+		}
+		if (x) {
+			if (sp == 16) {
+				free(x);
+				ok = false;
+				break;
+			}
+			st[sp++] = x;
+			continue;
+		}
+		if (bin) {
+			if (sp < 2) {
+				ok = false;
+				break;
+			}
+			x = xasprintf("(%s) %s (%s)", st[sp - 2], bin, st[sp - 1]);
+			free(st[--sp]);
+			free(st[sp - 1]);
+			st[sp - 1] = x;
+			continue;
+		}
+		if (sp < 1) {
+			ok = false;
+			break;
+		}
+		switch (a) {
+		case DW_OP_plus_uconst:
+			x = xasprintf("(%s) + (%llu)", st[sp - 1],
+				      (unsigned long long)op->n1);
+			break;
+		case DW_OP_neg:
+			x = xasprintf("-(%s)", st[sp - 1]);
+			break;
+		case DW_OP_not:
+			x = xasprintf("~(%s)", st[sp - 1]);
+			break;
+		case DW_OP_deref:
+			x = xasprintf("@kderef(8, %s)", st[sp - 1]);
+			break;
+		case DW_OP_deref_size:
+			x = xasprintf("@kderef(%llu, %s)",
+				      (unsigned long long)op->n1, st[sp - 1]);
+			break;
+		case DW_OP_dup:
+			if (sp == 16) {
+				ok = false;
+				break;
+			}
+			st[sp] = xstrdup(st[sp - 1]);
+			sp++;
+			continue;
+		case DW_OP_drop:
+			free(st[--sp]);
+			continue;
+		case DW_OP_swap:
+			if (sp < 2) {
+				ok = false;
+				break;
+			}
+			x = st[sp - 1];
+			st[sp - 1] = st[sp - 2];
+			st[sp - 2] = x;
+			continue;
+		case DW_OP_over:
+			if (sp < 2 || sp == 16) {
+				ok = false;
+				break;
+			}
+			st[sp] = xstrdup(st[sp - 2]);
+			sp++;
+			continue;
+		default:
+			ok = false;
+			break;
+		}
+		if (!ok)
+			break;
+		free(st[sp - 1]);
+		st[sp - 1] = x;
+	}
+	if (ok && sp == 1)
+		fputs(st[0], out);
+	else
+		ok = false;
+	for (int i = 0; i < sp; i++)
+		free(st[i]);
+	return ok;
+}
+
 static void print_ops(FILE *out, const struct dwarf_loc *l)
 {
+	if (ops_text(out, l))
+		return;
 	fputs("<dwarf:", out);
 	for (int i = 0; i < l->nops; i++)
 		fprintf(out, " %#x(%#llx,%#llx)", l->ops[i].atom,
@@ -1976,8 +2324,22 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 	case DWARF_RES_ADDRESS:
 		fputs(buf, out);
 		break;
-	case DWARF_RES_INT:
 	case DWARF_RES_BITFIELD:
+		/* as stap: the storage unit, shifted and masked (or shifted
+		 * up and down for a signed one) */
+		if (a->is_signed)
+			fprintf(out, "((@kderef(%u, %s)) << (%u)) >> (%u)", a->size,
+				buf, 64 - a->bit_offset - a->bit_size,
+				64 - a->bit_size);
+		else if (a->bit_offset)
+			fprintf(out, "((@kderef(%u, %s)) >> (%u)) & (%llu)", a->size,
+				buf, a->bit_offset, (unsigned long long)
+				((1ULL << a->bit_size) - 1));
+		else
+			fprintf(out, "(@kderef(%u, %s)) & (%llu)", a->size, buf,
+				(unsigned long long)((1ULL << a->bit_size) - 1));
+		break;
+	case DWARF_RES_INT:
 		if (object)
 			fprintf(out, "@kderef(%u, %s)", a->size, buf);
 		else if (a->size == 8 || a->base.kind == DWARF_LOC_CONST)
@@ -1985,12 +2347,18 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 		else if (a->is_signed)
 			fprintf(out, "((%s) << (%u)) >> (%u)", buf,
 				64 - 8 * a->size, 64 - 8 * a->size);
-		else
-			fprintf(out, "(%s) & (%llu)", buf,
-				(unsigned long long)((1ULL << (8 * a->size)) - 1));
-		if (a->result == DWARF_RES_BITFIELD)
-			fprintf(out, " /* bits %u..%u */", a->bit_offset,
-				a->bit_offset + a->bit_size - 1);
+		else {
+			char *mask = xasprintf(") & (%llu)", (unsigned long long)
+					       ((1ULL << (8 * a->size)) - 1));
+			size_t bl = strlen(buf), ml = strlen(mask);
+
+			/* the expression may mask already, as stap sees */
+			if (bl > ml && strcmp(buf + bl - ml, mask) == 0)
+				fputs(buf, out);
+			else
+				fprintf(out, "(%s%s", buf, mask);
+			free(mask);
+		}
 		break;
 	}
 	free(buf);

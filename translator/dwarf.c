@@ -33,7 +33,7 @@
 #include "sha256.h"
 #include "xalloc.h"
 
-#define INDEX_MAGIC "TPRDWIX6"
+#define INDEX_MAGIC "TPRDWIX7"
 
 static bool has_wild(const char *s)
 {
@@ -657,6 +657,8 @@ static void index_die(struct builder *b, Dwarf_Die *d, uint64_t cu)
 	if (dwarf_hasattr(d, DW_AT_abstract_origin) ||
 	    dwarf_hasattr(d, DW_AT_specification))
 		flags |= FN_ORIGIN;
+	if (dwarf_hasattr_integrate(d, DW_AT_external))
+		flags |= FN_EXTERNAL;
 	name = attr_string(d, DW_AT_name);
 	if (!name)
 		return;
@@ -1253,9 +1255,8 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 		return NULL;
 	}
 	site->blacklisted = !f->u->dwfl && kernel_blacklisted(f->u, site->pc);
-	/* (Module.symvers is read only when a point asks for .exported) */
-	site->exported = f->q->exported && !inlined &&
-			 ksyms_exported(s, site->function) == 1;
+	/* .exported means a global function, as stap takes it */
+	site->exported = !inlined && (e->flags & FN_EXTERNAL);
 	fill_reloc(f, site);
 	return site;
 }
@@ -1330,6 +1331,7 @@ static void inline_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 /* The lowest address of each wanted line of the function's decl file
  * inside its code: one statement site per line. */
 static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			    Dwarf_Die *die, uint64_t top,
 			    const struct fn_entry *e, Dwarf_Addr entry)
 {
 	const struct dwarf_query *q = f->q;
@@ -1354,10 +1356,10 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		bool found = false;
 
 		if (dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &ln) != 0 ||
-		    dwarf_haspc(fn, a) <= 0)
+		    dwarf_haspc(die, a) <= 0)
 			continue;
-		if (!q->line_any && (ln < lo || ln > hi))
-			continue;
+		if ((!q->line_any && (ln < lo || ln > hi)) || ln <= e->line)
+			continue;	/* (lines above it are inlined code) */
 		src = dwarf_linesrc(l, NULL, NULL);
 		if (!src || strcmp(src, file) != 0)
 			continue;
@@ -1387,11 +1389,19 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 			addrs[j - 1] = ta;
 		}
 	for (size_t i = 0; i < n; i++) {
-		struct dwarf_site *site = make_site(f, cu, fn, fn, e, entry,
-						    false);
+		struct dwarf_site *site;
+		bool dup = false;
 
+		/* one probe per address: a line sharing its first address
+		 * with an earlier line is that line's */
+		for (size_t k = 0; k < i; k++)
+			dup |= addrs[k] == addrs[i];
+		if (dup)
+			continue;
+		site = make_site(f, cu, fn, die, e, entry, die != fn);
 		if (!site)
 			continue;
+		site->top_die = top;
 		site->line = lnums[i];
 		site->pc = site->var_pc = addrs[i];
 		fill_reloc(f, site);
@@ -1401,6 +1411,29 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 	}
 	free(lnums);
 	free(addrs);
+}
+
+/* Statements of each inline instance of e (lines of its own file). */
+static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			      const struct fn_entry *e)
+{
+	uint64_t cuoff = dwarf_dieoffset(cu);
+
+	if (f->walked_cu != cuoff) {
+		f->ninl = 0;
+		f->walked_cu = cuoff;
+		walk_inlines(f, cu, 0, 0);
+	}
+	for (size_t i = 0; i < f->ninl; i++) {
+		Dwarf_Die inl;
+		Dwarf_Addr entry;
+
+		if (f->inl_origin[i] == e->die &&
+		    dwarf_offdie(f->u->dw, f->inl_die[i], &inl) &&
+		    die_entry(&inl, &entry))
+			statement_sites(f, cu, fn, &inl, f->inl_top[i], e,
+					entry);
+	}
 }
 
 static bool file_matches(const char *pat, const char *file)
@@ -1441,8 +1474,11 @@ static void entry_sites(struct finder *f, const struct fn_entry *e, int pass)
 	    !dwarf_offdie(f->u->dw, e->die, &fn))
 		return;
 	if (q->statement) {
-		if (!pass && (e->flags & FN_CODE) && die_entry(&fn, &entry))
-			statement_sites(f, &cu, &fn, e, entry);
+		if (!pass && (e->flags & FN_CODE) && die_entry(&fn, &entry) &&
+		    (!(e->flags & FN_ORIGIN) || origin_counts(f->u, e)))
+			statement_sites(f, &cu, &fn, &fn, e->die, e, entry);
+		if (pass && (e->flags & FN_ABSTRACT))
+			inline_statements(f, &cu, &fn, e);
 		return;
 	}
 	if (!pass && (e->flags & FN_CODE) && !q->inline_only &&
@@ -1602,7 +1638,7 @@ static void symbol_sites(struct finder *f)
 	const struct dwarf_query *q = f->q;
 	bool wild = has_wild(q->function);
 
-	if (q->file || q->statement || q->inline_only || q->exported)
+	if (q->file || q->statement || q->inline_only)
 		return;
 	if (!u->syms_loaded)
 		load_symbols(u);
@@ -1641,6 +1677,30 @@ static void symbol_sites(struct finder *f)
 	}
 }
 
+/* Is a module matching pat built into the kernel (modules.builtin)? */
+static bool builtin_module(struct session *s, const char *pat)
+{
+	char *path = xasprintf("/lib/modules/%s/modules.builtin",
+			       kconfig_get(s)->release);
+	FILE *f = fopen(path, "r");
+	char line[512];
+	bool found = false;
+
+	free(path);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *name;
+
+		line[strcspn(line, "\n")] = '\0';
+		name = module_name_of(line);
+		found = has_wild(pat) ? fnmatch(pat, name, 0) == 0 :
+					strcmp(pat, name) == 0;
+		free(name);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 		     struct dwarf_site ***out, const char **why)
 {
@@ -1675,11 +1735,16 @@ int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 			nunits++;
 		}
 		if (!nunits) {
-			*why = arena_printf(&s->arena, "no debuginfo for module "
-					    "'%s' of kernel %s (install the %s "
-					    "package)", q->module,
-					    kconfig_get(s)->release,
-					    dwarf_package(s));
+			*why = builtin_module(s, q->module) ?
+				arena_printf(&s->arena, "module '%s' is built "
+					     "into kernel %s: probe it as "
+					     "kernel.function(...)", q->module,
+					     kconfig_get(s)->release) :
+				arena_printf(&s->arena, "no debuginfo for "
+					     "module '%s' of kernel %s (install "
+					     "the %s package)", q->module,
+					     kconfig_get(s)->release,
+					     dwarf_package(s));
 			return -1;
 		}
 	}

@@ -162,7 +162,9 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		elab_error(e, &fc->arg->loc, "%s", why);
 		return -1;
 	}
-	if (q.exported && ksyms_exported(s, "") < 0) {
+	/* without debuginfo .exported goes by Module.symvers */
+	if (q.exported && !dwarf_available(s, NULL) &&
+	    ksyms_exported(s, "") < 0) {
 		/* (an empty name only asks whether the list exists) */
 		elab_error(e, &pp->loc, "'.exported' needs the kernel's "
 			   "Module.symvers, which the build directory lacks");
