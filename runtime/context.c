@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * context.c - the per-CPU probe contexts and tp_run_probe(), the one
- * path every probe hit takes (begin/end/error, timers, kprobes).
+ * context.c - the per-CPU probe contexts, and the slow paths of
+ * tp_run_probe() (core.h, inline): lock retries, error reports, skips.
  *
  * A context is allocated per possible CPU at load: struct tp_context,
  * then the runtime's struct tp_rt (print buffer, scratch buffers), then
@@ -23,7 +23,7 @@
 #include "core.h"
 #include "transport.h"
 
-static DEFINE_PER_CPU(struct tp_context *, tp_ctx);
+DEFINE_PER_CPU(struct tp_context *, tp_ctx);
 
 struct tp_counters tp_count;
 
@@ -47,6 +47,7 @@ int tp_contexts_alloc(size_t locals_size)
 			return -ENOMEM;
 		}
 		atomic_set(&c->busy, 0);
+		c->max_actions = MAXACTION_INTERRUPTIBLE;
 		c->rt = (char *)c + head;
 		c->locals = locals_size ? (char *)c + head + rt : NULL;
 		per_cpu(tp_ctx, cpu) = c;
@@ -98,62 +99,16 @@ void tp_error(struct tp_context *c, const char *fmt, ...)
 	c->last_error = c->error_buf;
 }
 
-/* The state a probe of this kind runs in. */
-static int tp_state_for(enum tp_probe_kind kind)
+/* Lock @i of @p was busy: try it (and the rest) MAXTRYLOCK times each,
+ * TRYLOCKDELAY us apart; on failure release the ones taken. */
+bool tp_lock_slow(const struct tp_probe *p, unsigned int i)
 {
-	switch (kind) {
-	case TP_PROBE_BEGIN:
-		return TP_STATE_STARTING;
-	case TP_PROBE_END:
-		return TP_STATE_STOPPING;
-	case TP_PROBE_ERROR:
-		return TP_STATE_ERROR;
-	case TP_PROBE_NEVER:
-		return -1;
-	default:
-		return TP_STATE_RUNNING;
-	}
-}
+	for (; i < p->nlocks; i++) {
+		int tries = 1;
 
-/*
- * Too little stack left for a handler (MINSTACKSPACE). Only the task's
- * own stack is measured: interrupt and exception stacks are entered
- * fresh and are not THREAD_SIZE-aligned (so stap's "offset into an
- * aligned stack" test would misjudge them).
- */
-static __always_inline bool tp_low_stack(void)
-{
-	unsigned long sp = (unsigned long)__builtin_frame_address(0);
-	unsigned long base = (unsigned long)task_stack_page(current);
-
-	return sp >= base && sp < base + THREAD_SIZE && sp - base < MINSTACKSPACE;
-}
-
-static void tp_unlock(const struct tp_lock_use *l, unsigned int n)
-{
-	while (n--) {
-		if (l[n].write)
-			write_unlock(&l[n].lock->lock);
-		else
-			read_unlock(&l[n].lock->lock);
-	}
-}
-
-/* All of the probe's global locks or none: MAXTRYLOCK tries each. */
-static bool tp_lock(const struct tp_probe *p)
-{
-	const struct tp_lock_use *l = p->locks;
-	unsigned int i;
-
-	for (i = 0; i < p->nlocks; i++) {
-		int tries = 0;
-
-		for (;;) {
-			if (l[i].write ? write_trylock(&l[i].lock->lock)
-				       : read_trylock(&l[i].lock->lock))
-				break;
-			if (++tries >= MAXTRYLOCK) {
-				tp_unlock(l, i);
+		while (!tp_trylock(&p->locks[i])) {
+			if (++tries > MAXTRYLOCK) {
+				tp_unlock(p->locks, i);
 				return false;
 			}
 			udelay(TRYLOCKDELAY);
@@ -162,7 +117,7 @@ static bool tp_lock(const struct tp_probe *p)
 	return true;
 }
 
-static void tp_report_error(struct tp_context *c)
+void tp_report_error(struct tp_context *c)
 {
 #ifdef STAP_SUPPRESS_HANDLER_ERRORS
 	atomic_inc(&tp_count.errors);
@@ -178,65 +133,22 @@ static void tp_report_error(struct tp_context *c)
 #endif
 }
 
-static void tp_check_skipped(void)
+void tp_too_many_skipped(void)
 {
-#ifndef STAP_SUPPRESS_HANDLER_ERRORS
-	if (unlikely(atomic_read(&tp_count.skipped) > MAXSKIPPED))
-		tp_fatal("ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.\n");
-#endif
+	tp_fatal("ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.\n");
 }
 
-void tp_run_probe(const struct tp_probe *p, struct pt_regs *regs,
-		  unsigned long addr, void *data)
+/* A probe skipped (low stack, @c NULL; a lock timeout, @c claimed). */
+void tp_skipped(struct tp_context *c)
 {
-	struct tp_context *c;
-
-	preempt_disable();
-	if (unlikely(tp_low_stack())) {
-		atomic_inc(&tp_count.skipped);
-		goto epilogue;
+	atomic_inc(&tp_count.skipped);
+	if (c) {
+		c->probe = NULL;
+		c->regs = NULL;
+		atomic_set_release(&c->busy, 0);
 	}
-	if (atomic_read(&tp_state) != tp_state_for(p->kind))
-		goto out;
-	c = this_cpu_read(tp_ctx);
-	if (unlikely(!c))
-		goto out;
-	/* Only this CPU claims its context (an interrupt or NMI may race
-	 * with us, another CPU never): no bus lock needed. */
-	if (cmpxchg_local(&c->busy.counter, 0, 1) != 0) {
-		atomic_inc(&tp_count.reentrant);
-		goto out;
-	}
-
-	c->probe = p;
-	c->regs = regs;
-	c->addr = addr;
-	c->data = data;
-	c->actions = 0;
-	c->max_actions = MAXACTION_INTERRUPTIBLE;
-	c->nesting = 0;
-	c->aborted = false;
-	c->last_error = NULL;
-	c->last_stmt = NULL;
-	tp_print_reset(c);
-
-	if (unlikely(!tp_lock(p))) {
-		atomic_inc(&tp_count.skipped);
-		goto release;
-	}
-	p->handler(c);
-	tp_unlock(p->locks, p->nlocks);
-
-	if (tp_rt(c)->print_len)
-		tp_print_flush(c);
-	if (unlikely(c->last_error) && !c->aborted)
-		tp_report_error(c);
-release:
-	c->probe = NULL;
-	c->regs = NULL;
-	atomic_set_release(&c->busy, 0);
-epilogue:
-	tp_check_skipped();
-out:
-	preempt_enable();
+#ifndef STAP_SUPPRESS_HANDLER_ERRORS
+	if (atomic_read(&tp_count.skipped) > MAXSKIPPED)
+		tp_too_many_skipped();
+#endif
 }

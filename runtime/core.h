@@ -20,6 +20,10 @@
 
 #include <linux/atomic.h>
 #include <linux/kallsyms.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 
 enum tp_state {
 	TP_STATE_STARTING,
@@ -88,13 +92,14 @@ int tp_contexts_alloc(size_t locals_size);
 void tp_contexts_free(void);
 /* Wait (process context) until no CPU runs a handler. */
 void tp_contexts_wait(void);
-/*
- * Run @p's handler on this CPU, in any context (NMI too): the execution
- * model in tapir.h. @regs/@addr/@data become c->regs, c->addr, c->data.
- */
-void tp_run_probe(const struct tp_probe *p, struct pt_regs *regs,
-		  unsigned long addr, void *data);
 
+/* The slow paths of tp_run_probe(), out of line. */
+bool tp_lock_slow(const struct tp_probe *p, unsigned int i);
+void tp_report_error(struct tp_context *c);
+void tp_skipped(struct tp_context *c);
+void tp_too_many_skipped(void);
+
+DECLARE_PER_CPU(struct tp_context *, tp_ctx);
 /* ---- session.c ---- */
 /* exit(): STARTING/RUNNING -> STOPPING, and tell the loader. */
 void tp_request_exit(void);
@@ -130,5 +135,139 @@ int tp_kprobes_init(void);
 int tp_kprobes_start(void);
 void tp_kprobes_stop(void);		/* adds the misses to skipped */
 void tp_kprobes_free(void);
+
+/* ---- tp_run_probe(): the path of every probe hit, inline ---- */
+
+/* The state a probe of this kind runs in. */
+static __always_inline int tp_state_for(enum tp_probe_kind kind)
+{
+	switch (kind) {
+	case TP_PROBE_BEGIN:
+		return TP_STATE_STARTING;
+	case TP_PROBE_END:
+		return TP_STATE_STOPPING;
+	case TP_PROBE_ERROR:
+		return TP_STATE_ERROR;
+	case TP_PROBE_NEVER:
+		return -1;
+	default:
+		return TP_STATE_RUNNING;
+	}
+}
+
+/*
+ * Too little stack left for a handler (MINSTACKSPACE). Only the task's
+ * own stack is measured: interrupt and exception stacks are entered
+ * fresh and are not THREAD_SIZE-aligned (so stap's "offset into an
+ * aligned stack" test would misjudge them).
+ */
+static __always_inline bool tp_low_stack(void)
+{
+	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	return sp >= base && sp < base + THREAD_SIZE && sp - base < MINSTACKSPACE;
+}
+
+/* One try of one global's lock. */
+static __always_inline bool tp_trylock(const struct tp_lock_use *l)
+{
+	atomic_t *a = &l->lock->cnt;
+	int v;
+
+	if (l->write) {
+		v = 0;
+		return atomic_try_cmpxchg_acquire(a, &v, -1);
+	}
+	v = atomic_read(a);
+	while (v >= 0)
+		if (atomic_try_cmpxchg_acquire(a, &v, v + 1))
+			return true;
+	return false;
+}
+
+static __always_inline void tp_unlock(const struct tp_lock_use *l,
+				      unsigned int n)
+{
+	while (n--) {
+		if (l[n].write)
+			atomic_set_release(&l[n].lock->cnt, 0);
+		else
+			atomic_fetch_sub_release(1, &l[n].lock->cnt);
+	}
+}
+
+/* All of the probe's global locks or none (tp_lock_slow() retries). */
+static __always_inline bool tp_lock(const struct tp_probe *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nlocks; i++)
+		if (unlikely(!tp_trylock(&p->locks[i])))
+			return tp_lock_slow(p, i);
+	return true;
+}
+
+/*
+ * Run @p's handler on this CPU, in any context (NMI too): the execution
+ * model in tapir.h. @regs/@addr/@data become c->regs, c->addr, c->data.
+ * Inline, so that a kprobe hit costs one call (the handler) beyond the
+ * probe core's.
+ */
+static __always_inline void tp_run_probe(const struct tp_probe *p,
+					 struct pt_regs *regs,
+					 unsigned long addr, void *data)
+{
+	struct tp_context *c;
+
+	preempt_disable();
+	if (unlikely(tp_low_stack())) {
+		tp_skipped(NULL);
+		goto out;
+	}
+	if (atomic_read(&tp_state) != tp_state_for(p->kind))
+		goto out;
+	c = this_cpu_read(tp_ctx);
+	if (unlikely(!c))
+		goto out;
+	/* Only this CPU claims its context (an interrupt or NMI may race
+	 * with us, another CPU never): no bus lock needed. */
+	if (unlikely(cmpxchg_local(&c->busy.counter, 0, 1) != 0)) {
+		atomic_inc(&tp_count.reentrant);
+		goto out;
+	}
+
+	c->probe = p;
+	c->regs = regs;
+	c->addr = addr;
+	c->data = data;
+	c->actions = 0;
+	c->nesting = 0;
+	c->aborted = false;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	tp_print_reset(c);
+
+	if (unlikely(!tp_lock(p))) {
+		tp_skipped(c);
+		goto out;
+	}
+	p->handler(c);
+	tp_unlock(p->locks, p->nlocks);
+
+	if (tp_rt(c)->print_len)
+		tp_print_flush(c);
+	if (unlikely(c->last_error) && !c->aborted)
+		tp_report_error(c);
+	c->probe = NULL;
+	c->regs = NULL;
+	atomic_set_release(&c->busy, 0);
+#ifndef STAP_SUPPRESS_HANDLER_ERRORS
+	if (unlikely(atomic_read(&tp_count.skipped) > MAXSKIPPED))
+		tp_too_many_skipped();
+#endif
+out:
+	preempt_enable();
+}
 
 #endif /* TAPIR_RUNTIME_CORE_H */

@@ -29,6 +29,7 @@
 #include "map.h"
 
 #ifdef __KERNEL__
+#include <linux/atomic.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/compiler.h>
@@ -131,9 +132,11 @@ struct tp_context *tp_current(void);
  * for read: its cells are per CPU.
  */
 struct tp_global_lock {
-	rwlock_t lock;
+	atomic_t cnt;		/* 0 free, > 0 readers, -1 a writer; only
+				 * ever tried (inline, runtime/core.h),
+				 * never waited on */
 };
-#define TP_GLOBAL_LOCK_INIT(name) { .lock = __RW_LOCK_UNLOCKED(name.lock) }
+#define TP_GLOBAL_LOCK_INIT(name) { .cnt = ATOMIC_INIT(0) }
 
 struct tp_lock_use {
 	struct tp_global_lock *lock;
