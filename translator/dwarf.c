@@ -33,7 +33,7 @@
 #include "sha256.h"
 #include "xalloc.h"
 
-#define INDEX_MAGIC "TPRDWIX7"
+#define INDEX_MAGIC "TPRDWIX8"
 
 static bool has_wild(const char *s)
 {
@@ -758,7 +758,7 @@ static size_t index_parts(const struct index_header *h, size_t part[6])
 {
 	part[0] = sizeof(*h);
 	part[1] = h->n * sizeof(struct fn_entry);
-	part[2] = h->nfiles * sizeof(uint32_t);
+	part[2] = (h->nfiles * sizeof(uint32_t) + 7) & ~(size_t)7;	/* align */
 	part[3] = h->nsyms * sizeof(struct sym_rec);
 	part[4] = h->nblacklist * sizeof(struct range);
 	part[5] = h->nstrs + h->nsymstrs;
@@ -867,13 +867,13 @@ static void index_save(struct session *s, struct dwarf_unit *u,
 	h.nblacklist = u->nblacklist;
 	h.stext = u->stext;
 	len = index_parts(&h, part);
-	buf = xmalloc(len);
+	buf = xcalloc(1, len);		/* (the padding too) */
 	p = buf;
 	memcpy(p, &h, part[0]);
 	p += part[0];
 	memcpy(p, u->idx.v, part[1]);
 	p += part[1];
-	memcpy(p, u->idx.files, part[2]);
+	memcpy(p, u->idx.files, h.nfiles * sizeof(uint32_t));
 	p += part[2];
 	symstrs = p + part[3] + part[4] + h.nstrs;
 	for (size_t i = 0, off = 0; i < u->nsyms; i++) {
