@@ -783,6 +783,14 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 				fmt_literal(&fmt, &flen, &cap, a->str, a->len);
 				continue;
 			}
+			if (a->kind == E_NUM) {
+				char num[24];
+				int nl = snprintf(num, sizeof(num), "%lld",
+						 (long long)a->num);
+
+				fmt_literal(&fmt, &flen, &cap, num, (size_t)nl);
+				continue;
+			}
 			fmt_append(&fmt, &flen, &cap,
 				   tmp[i].type == TYPE_STRING ? "%s" : "%d", 2);
 			if (n < 64)

@@ -162,8 +162,9 @@ const char *c_string(struct em *em, const char *s, size_t len)
 		case '\n': *p++ = '\\'; *p++ = 'n'; break;
 		case '\t': *p++ = '\\'; *p++ = 't'; break;
 		default:
-			/* '?' too: no trigraphs, whatever the C mode */
-			if (ch < 32 || ch >= 127 || ch == '?') {
+			/* "??" could start a trigraph in some C modes */
+			if (ch < 32 || ch >= 127 ||
+			    (ch == '?' && i > 0 && s[i - 1] == '?')) {
 				p += sprintf(p, "\\%03o", ch);
 			} else {
 				*p++ = (char)ch;
