@@ -39,6 +39,8 @@ struct gvar {
 	int shift;			/* @variance bit shift */
 	bool shift_set;
 	bool param;			/* a module parameter */
+	int first_use;			/* order of first mention in the
+					 * probes, then the functions */
 };
 
 /* What the emitter knows about one script function. */

@@ -907,6 +907,55 @@ static void variance_shifts(struct em *em, const struct expr *x)
 		variance_shifts(em, a);
 }
 
+/* The order in which the probes (in script order), then the functions,
+ * first mention each global: SystemTap prints unread globals at exit in
+ * that order. */
+static void first_use_expr(struct em *em, const struct expr *x, int *n)
+{
+	struct gvar *g;
+
+	if (!x)
+		return;
+	if ((x->kind == E_VAR || x->kind == E_INDEX || x->kind == E_IN) &&
+	    (g = em_global(em, x->ref)) && g->first_use < 0)
+		g->first_use = (*n)++;
+	first_use_expr(em, x->a, n);
+	first_use_expr(em, x->b, n);
+	first_use_expr(em, x->c, n);
+	for (const struct expr *a = x->args; a; a = a->next)
+		first_use_expr(em, a, n);
+}
+
+static void first_use_stmt(struct em *em, const struct stmt *st, int *n)
+{
+	for (; st; st = st->next) {
+		if (st->fe) {
+			first_use_expr(em, st->fe->array, n);
+			for (const struct expr *k = st->fe->keys; k; k = k->next)
+				first_use_expr(em, k, n);
+			first_use_expr(em, st->fe->value, n);
+			first_use_expr(em, st->fe->limit, n);
+		}
+		first_use_expr(em, st->init, n);
+		first_use_expr(em, st->e, n);
+		first_use_stmt(em, st->body, n);
+		first_use_expr(em, st->incr, n);
+		first_use_stmt(em, st->else_body, n);
+	}
+}
+
+static int by_first_use(const void *a, const void *b)
+{
+	const struct gvar *x = *(struct gvar *const *)a;
+	const struct gvar *y = *(struct gvar *const *)b;
+	int fx = x->first_use < 0 ? 1 << 30 : x->first_use;
+	int fy = y->first_use < 0 ? 1 << 30 : y->first_use;
+
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return x->index - y->index;
+}
+
 /* ---- the program ---- */
 
 int emit_program(struct session *s, struct program *prog, FILE *o)
@@ -916,6 +965,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	int np = 0, id = 0, npe = 0;
 	bool any_probe_frame = false, any_fn_frame = false;
 	bool *pframe = NULL, *fframe = NULL;
+	struct gvar **pglobals = NULL;
 
 	memset(&em, 0, sizeof(em));
 	em.s = s;
@@ -965,9 +1015,24 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	if (em.errors)
 		goto done;
 
-	/* print-at-exit probes (written straight in C) */
+	/* print-at-exit probes (written straight in C), in the order of
+	 * first use */
+	{
+		int n = 0;
+
+		for (int i = 0; i < em.nglobals; i++)
+			em.globals[i]->first_use = -1;
+		for (struct dprobe *p = prog->probes; p; p = p->next)
+			first_use_stmt(&em, p->body, &n);
+		for (int i = em.nfns - 1; i >= 0; i--)
+			if (!em.fns[i]->embedded && em.fns[i]->called)
+				first_use_stmt(&em, em.fns[i]->fn->decl->body, &n);
+	}
+	pglobals = xcalloc((size_t)em.nglobals + 1, sizeof(*pglobals));
+	memcpy(pglobals, em.globals, (size_t)em.nglobals * sizeof(*pglobals));
+	qsort(pglobals, (size_t)em.nglobals, sizeof(*pglobals), by_first_use);
 	for (int i = 0; i < em.nglobals; i++) {
-		struct gvar *g = em.globals[i];
+		struct gvar *g = pglobals[i];
 		struct probe_out *po;
 
 		if (!g->sym->print_at_exit)
@@ -1133,6 +1198,7 @@ done:
 	}
 	free(pframe);
 	free(fframe);
+	free(pglobals);
 	free(pos);
 	free(em.globals);
 	free(em.fns);
