@@ -30,9 +30,13 @@
  *      MAXSKIPPED the run ends with stap's "Skipped too many probes"
  *   7  begin(-1) { error("begin failed") }: no other begin runs, the
  *      error probe does
+ *   8  stress: every probe runs 1.5 s while the test calls getppid() on
+ *      both CPUs and takes CPU 1 offline and online again (timer.profile
+ *      follows the CPU); the kernel log must stay clean
  */
 #include "tapir.h"
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/sched.h>
 
 static int scenario;
@@ -47,6 +51,7 @@ static struct tp_global_lock g_spin_lock = TP_GLOBAL_LOCK_INIT(g_spin_lock);
 static struct tp_global_lock g_hits_lock = TP_GLOBAL_LOCK_INIT(g_hits_lock);
 static struct tp_map g_hits;
 static s64 g_nhits;
+static unsigned long g_start;		/* jiffies at begin(-1) */
 static const struct tp_map_desc g_hits_desc = {
 	.nkeys = 1, .keys = { TP_KEY_STRING }, .val = TP_VAL_LONG,
 	.capacity = MAXMAPENTRIES,
@@ -80,6 +85,7 @@ union tp_locals {
 /* probe begin(-1) at t.stp:1:1 */
 static void probe_0(struct tp_context *c)
 {
+	WRITE_ONCE(g_start, jiffies);
 	tp_print(c, "begin -1\n");
 	if (scenario == 2)
 		tapir_request_exit();
@@ -102,6 +108,15 @@ static void probe_1(struct tp_context *c)
 static void probe_2(struct tp_context *c)
 {
 	tp_print(c, "begin 5\n");
+}
+
+/* scenario 8: 1.5 s of probing (by the clock: while both CPUs run
+ * probed code, timer ticks often land in a handler and are skipped)
+ * while the test loads both CPUs and takes CPU 1 offline and back */
+static void tp_stress_exit(void)
+{
+	if (time_after(jiffies, READ_ONCE(g_start) + 3 * HZ / 2))
+		tapir_request_exit();
 }
 
 /* probe timer.ms(20) at t.stp:4:1 */
@@ -137,6 +152,9 @@ static void probe_3(struct tp_context *c)
 		tapir_request_exit();
 		break;
 	}
+	case 8:
+		tp_stress_exit();
+		break;
 	default:
 		/* at least 0.5 s, and until getppid() was probed 100 times
 		 * (the test starts its caller), but at most 10 s */
@@ -181,6 +199,8 @@ static void probe_6(struct tp_context *c)
 	unsigned long pcs[MAXBACKTRACE];
 
 	g_nhits++;
+	if (scenario == 8)
+		tp_stress_exit();
 	if (tp_map_add_long(&g_hits, k, 1, NULL)) {
 		c->last_stmt = "operator '++' at t.stp:7:50";
 		tp_error(c, "Array overflow, check MAXMAPENTRIES");
@@ -227,6 +247,16 @@ static void probe_8(struct tp_context *c)
 	u32 i, n;
 	s64 v;
 
+	if (scenario == 8) {
+		tp_stat_read(&g_prof, &f->cell);
+		if (g_count > 0 && g_nhits >= 1000 && f->cell.count > 0 && g_jiff > 0)
+			tp_print(c, "stress: ok\n");
+		else
+			tp_printf(c, "stress: bad: count %d, getppid %d, profile %d, jiffies %d\n",
+				  (struct tp_arg[]){ { .l = g_count }, { .l = g_nhits },
+				  { .l = f->cell.count }, { .l = g_jiff } }, 4);
+		return;
+	}
 	if (scenario != 0) {
 		tp_print(c, "count = ");
 		tp_print_long(c, g_count);
