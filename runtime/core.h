@@ -3,8 +3,8 @@
  * core.h - private to the runtime core's .c files (context.c, session.c,
  * print.c, timer.c, kprobes.c, tapset-api.c): the session state, the
  * counters reported at exit, the runtime-private part of a context and
- * the entry point every probe kind calls, tp_run_probe(). The generated
- * code never includes this; its API is tapir.h.
+ * the path every probe hit takes, tp_run_probe() (inline, at the end).
+ * The generated code never includes this; its API is tapir.h.
  *
  * Session states follow SystemTap's: STARTING while the begin probes run,
  * RUNNING, then STOPPING after exit() (end probes run) or ERROR after
@@ -100,6 +100,7 @@ void tp_skipped(struct tp_context *c);
 void tp_too_many_skipped(void);
 
 DECLARE_PER_CPU(struct tp_context *, tp_ctx);
+
 /* ---- session.c ---- */
 /* exit(): STARTING/RUNNING -> STOPPING, and tell the loader. */
 void tp_request_exit(void);
