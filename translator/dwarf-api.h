@@ -64,7 +64,9 @@ struct dwarf_site {
 				 * starts the lists there; the registers
 				 * are the same on both sides) */
 	/* the same address for the kernel-core: symbol + offset (modules
-	 * and the kernel), and base + offset (the kernel: _stext) */
+	 * and the kernel), and base + offset (the kernel: _stext). The
+	 * dprobe's symbol is set only when symbol_offset is 0 (a function
+	 * entry); its address stays 0 (that field means .absolute) */
 	const char *symbol;	/* the function symbol containing pc */
 	uint64_t symbol_offset;
 	const char *reloc_base;	/* "_stext" or the module's ".text" */

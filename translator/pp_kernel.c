@@ -202,12 +202,14 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				     site->decl_file);
 		p = probe_emit(e, tmpl, concrete(s, pp, fc, text, modc,
 						 site->module));
+		/* the address is the site's (symbol + offset, or relative
+		 * to _stext); symbol alone means the function's entry, so it
+		 * is set only for a site there */
 		p->dwarf = site;
-		p->symbol = site->symbol;
+		p->symbol = site->symbol_offset ? NULL : site->symbol;
 		p->module = module ? site->module : NULL;
 		p->is_return = q.is_return;
 		p->maxactive = max ? max->num : -1;
-		p->address = site->pc;
 		if (site->blacklisted && !wild(pat) && (!q.module ||
 							!wild(q.module)))
 			elab_warn(e, &pp->loc, "probe point '%s' is on the "
