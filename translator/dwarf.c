@@ -1079,7 +1079,8 @@ static const char *stap_blacklisted(struct session *s, struct dwarf_unit *u,
 	    regexec(&c->bl_file, site->decl_file, 0, NULL, 0) == 0)
 		return arena_printf(&s->arena, "function %s is in blocklisted "
 				    "file %s", site->function, site->decl_file);
-	sec = section_of(u, site->pc);
+	/* (a module's init and exit code stays probeable, as in stap) */
+	sec = u->dwfl ? NULL : section_of(u, site->pc);
 	if (sec && regexec(&c->bl_section, sec, 0, NULL, 0) == 0)
 		return arena_printf(&s->arena, "function %s is in blocklisted "
 				    "section %s", site->function, sec);
