@@ -147,9 +147,10 @@ const char *dwarf_site_point(struct session *s, const struct dwarf_site *site,
  *                            which decay to their address, functions).
  *
  * Every load goes through the runtime's fault-tolerant kernel reads
- * (user reads for @cast(p, "type", "user")? not supported yet: always
- * kernel). A write (-g) stores the low 'size' bytes (DWARF_RES_INT only;
- * a register base is not writable).
+ * (always kernel memory: @cast(p, "type", "user") is not supported). A
+ * write (-g; pass 2 allows DWARF_RES_INT only, not at_entry) stores the
+ * low 'size' bytes: into memory for an OBJECT, into the probe's saved
+ * register (pt_regs) for a DWARF_LOC_REG base without steps.
  *
  * $return (return probes): base DWARF_LOC_REG with the return register
  * (0, rax), read at return. A parameter read in a return probe has

@@ -1940,6 +1940,26 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 	return true;
 }
 
+/* A target written (-g) must be stored somewhere: memory, or a register
+ * of the probe's saved registers; not a value DWARF computes, nor one
+ * read at entry. */
+static void check_writable(struct vctx *v, const struct expr *x)
+{
+	const struct dwarf_access *a = x->ref;
+	bool object = a && (a->cast || a->base.kind == DWARF_LOC_MEM ||
+			    a->nsteps > 0);
+
+	if (!a)
+		return;
+	if (a->at_entry || a->result != DWARF_RES_INT ||
+	    (!object && a->base.kind != DWARF_LOC_REG))
+		verr(v, &x->loc, "cannot write to '%s': %s", a->text,
+		     a->at_entry ? "it is read at function entry" :
+		     a->result == DWARF_RES_BITFIELD ? "bitfields are read-only" :
+		     a->result == DWARF_RES_ADDRESS ? "it is an address" :
+		     "its value is computed, not stored");
+}
+
 static void walk_expr(struct vctx *v, struct expr *x, bool folding)
 {
 	(void)folding;
@@ -1968,14 +1988,16 @@ static void walk_expr(struct vctx *v, struct expr *x, bool folding)
 		}
 	case E_ASSIGN:
 	case E_CREMENT:
+		if (x->a->kind != E_TARGET && x->a->kind != E_CAST &&
+		    x->a->kind != E_ATVAR)
+			break;
 		/* a target written outside guru mode: resolve.c says so */
-		if (!v->s->guru && (x->a->kind == E_TARGET ||
-				    x->a->kind == E_CAST ||
-				    x->a->kind == E_ATVAR)) {
-			walk_expr(v, x->b, false);
-			return;
+		walk_expr(v, x->b, false);
+		if (v->s->guru) {
+			walk_expr(v, x->a, false);
+			check_writable(v, x->a);
 		}
-		break;
+		return;
 	default:
 		break;
 	}
