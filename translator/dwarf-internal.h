@@ -114,4 +114,56 @@ bool dwt_find(struct session *s, struct dwarf_unit *u, const char *name,
 	      Dwarf_Die *out);
 int64_t dwt_size(Dwarf_Die *type);
 
+/* dwarf-vars.c: variables and accesses at a site, for dwarf-walk.c and
+ * dwarf-print.c */
+struct elab;
+struct dprobe;
+struct expr;
+struct chain;
+struct loc;
+
+struct vctx {
+	struct elab *e;
+	struct session *s;
+	struct dprobe *p;
+	const struct dwarf_site *site;	/* NULL: no debuginfo here */
+	struct dwarf_unit *u;
+	Dwarf_Die *scopes;		/* innermost first, the CU last */
+	int nscopes;
+	Dwarf_Die func;			/* the function holding pc */
+	bool have_func;
+	bool in_entry;			/* inside @entry() */
+	bool trial;			/* @defined: say nothing */
+	bool failed;			/* the trial failed */
+};
+
+void ctx_init(struct vctx *v, struct elab *e, struct dprobe *p);
+void ensure_scopes(struct vctx *v);	/* v->scopes, on first need */
+void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "near pc 0x... in FUNC FILE (probe point ...)" */
+const char *where(struct vctx *v);
+/* fn(var, arg) for each variable of the first n scopes (not the CU's),
+ * innermost first; stops when fn returns true */
+bool each_var(Dwarf_Die *scopes, int n,
+	      bool (*fn)(Dwarf_Die *var, void *arg), void *arg);
+const char *die_name(Dwarf_Die *d);
+bool die_type(Dwarf_Die *d, Dwarf_Die *t);
+bool find_var(struct vctx *v, const char *name, Dwarf_Die *out);
+const char *alternatives(struct vctx *v);	/* "$file, $buf, ..." */
+/* var's location expression at pc: 1, 0 none there, -1 none at all */
+int var_ops(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Attribute *attr,
+	    Dwarf_Op **ops, size_t *nops);
+Dwarf_Addr entry_var_pc(const struct dwarf_site *s);
+bool signed_type(Dwarf_Die *t);
+bool is_aggregate(int tag);
+char *chain_text(const char *head, const struct chain *c);	/* malloc */
+/* $name with its chain (and &), @cast(...), @var(...): NULL after a
+ * diagnostic (none in a trial) */
+struct dwarf_access *target(struct vctx *v, const char *name,
+			    const struct chain *chain, bool addr,
+			    const struct loc *l);
+struct dwarf_access *cast(struct vctx *v, struct expr *x);
+struct dwarf_access *atvar(struct vctx *v, struct expr *x);
+
 #endif

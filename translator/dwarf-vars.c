@@ -1,18 +1,14 @@
-/* dwarf-vars.c - target variables of the DWARF probes.
+/* dwarf-vars.c - target variables at a probe site.
  *
- * For each kernel.function/module().function/kernel.statement probe, the
- * body is walked twice before pass 2 resolves it: first @defined() is
- * decided (does its operand resolve here?) and folded to 0 or 1, with the
- * ?:, if, !, && and || it decides folded too, so that the branch not
- * taken may name variables this probe point lacks (as in SystemTap);
- * then every remaining $var, $var->chain, $$vars, @cast and @var is
- * resolved against the DWARF at the probe's address into a struct
- * dwarf_access (dwarf-api.h) on the node, with SystemTap's diagnostics.
- *
- * The variables of a site are those of the scopes holding its DIE (the
+ * The variables a site sees are those of the scopes holding its DIE (the
  * function, or the inline instance and the blocks and functions around
- * it), innermost first, in DIE order; -L lists those that have a
- * location at the probe address and a type with a name.
+ * it; for a statement, the lexical blocks around its address too),
+ * innermost first, in DIE order, then the CU's globals. A $var, with its
+ * ->member and [index] chain, is resolved against its location list at
+ * the probe address (the frame base and entry values made register
+ * arithmetic) and the C types along the chain into a struct
+ * dwarf_access (dwarf-api.h), with SystemTap's diagnostics; @cast and
+ * @var likewise. dwarf-walk.c applies this to a probe's body.
  */
 #define _GNU_SOURCE	/* vasprintf */
 #include <dwarf.h>
@@ -30,27 +26,10 @@
 
 #define MAX_STEPS 64
 
-struct vctx {
-	struct elab *e;
-	struct session *s;
-	struct dprobe *p;
-	const struct dwarf_site *site;	/* NULL: no debuginfo here */
-	struct dwarf_unit *u;
-	Dwarf_Die *scopes;		/* innermost first, the CU last */
-	int nscopes;
-	Dwarf_Die func;			/* the function holding pc */
-	bool have_func;
-	bool in_entry;			/* inside @entry() */
-	bool trial;			/* @defined: say nothing */
-	bool failed;			/* the trial failed */
-};
 
 /* ---- diagnostics ---- */
 
-static void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
+void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -67,7 +46,7 @@ static void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
 }
 
 /* "vfs_read at fs/read_write.c:450 (kernel.function(...))" */
-static const char *where(struct vctx *v)
+const char *where(struct vctx *v)
 {
 	const struct dwarf_site *s = v->site;
 
@@ -178,7 +157,7 @@ static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 }
 
 /* The scopes are found on first need: many probes use no variable. */
-static void ensure_scopes(struct vctx *v)
+void ensure_scopes(struct vctx *v)
 {
 	if (v->scopes || !v->site)
 		return;
@@ -194,7 +173,7 @@ static void ensure_scopes(struct vctx *v)
 		}
 }
 
-static void ctx_init(struct vctx *v, struct elab *e, struct dprobe *p)
+void ctx_init(struct vctx *v, struct elab *e, struct dprobe *p)
 {
 	memset(v, 0, sizeof(*v));
 	v->e = e;
@@ -212,14 +191,14 @@ static bool is_var(Dwarf_Die *d)
 	return t == DW_TAG_variable || t == DW_TAG_formal_parameter;
 }
 
-static const char *die_name(Dwarf_Die *d)
+const char *die_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
 
 	return dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
 }
 
-static bool die_type(Dwarf_Die *d, Dwarf_Die *t)
+bool die_type(Dwarf_Die *d, Dwarf_Die *t)
 {
 	Dwarf_Attribute a;
 
@@ -229,7 +208,7 @@ static bool die_type(Dwarf_Die *d, Dwarf_Die *t)
 
 /* Calls fn for each variable of the scopes (not the CU's), innermost
  * first; stops when fn returns true. */
-static bool each_var(Dwarf_Die *scopes, int n,
+bool each_var(Dwarf_Die *scopes, int n,
 		     bool (*fn)(Dwarf_Die *var, void *arg), void *arg)
 {
 	for (int i = 0; i < n; i++) {
@@ -266,7 +245,7 @@ static bool find_cb(Dwarf_Die *var, void *arg)
 
 /* A variable named name visible at the site: the scopes', then the
  * CU's globals. */
-static bool find_var(struct vctx *v, const char *name, Dwarf_Die *out)
+bool find_var(struct vctx *v, const char *name, Dwarf_Die *out)
 {
 	struct find_arg f = { .name = name };
 	Dwarf_Die cu, c;
@@ -311,7 +290,7 @@ static bool names_cb(Dwarf_Die *var, void *arg)
 }
 
 /* "$file, $buf, $count, $pos, $ret" */
-static const char *alternatives(struct vctx *v)
+const char *alternatives(struct vctx *v)
 {
 	struct names_arg a = { 0 };
 	char *buf = NULL;
@@ -335,7 +314,7 @@ static const char *alternatives(struct vctx *v)
 
 /* The location expression of var at pc: 1 found, 0 none there, -1 no
  * location at all. */
-static int var_ops(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Attribute *attr,
+int var_ops(Dwarf_Die *var, Dwarf_Addr pc, Dwarf_Attribute *attr,
 		   Dwarf_Op **ops, size_t *nops)
 {
 	if (!dwarf_attr_integrate(var, DW_AT_location, attr))
@@ -659,7 +638,7 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 /* ---- accesses ---- */
 
 /* The function entry's lookup address (past __fentry__). */
-static Dwarf_Addr entry_var_pc(const struct dwarf_site *s)
+Dwarf_Addr entry_var_pc(const struct dwarf_site *s)
 {
 	return s->pc == s->entry_pc ? s->var_pc : s->entry_pc;
 }
@@ -689,7 +668,7 @@ static bool push_step(struct vctx *v, struct builder *b,
 	return true;
 }
 
-static bool is_aggregate(int tag)
+bool is_aggregate(int tag)
 {
 	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
 	       tag == DW_TAG_class_type;
@@ -850,7 +829,7 @@ invalid:
 	return false;
 }
 
-static bool signed_type(Dwarf_Die *t)
+bool signed_type(Dwarf_Die *t)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word enc = 0;
@@ -958,7 +937,7 @@ static bool finish(struct vctx *v, struct builder *b, struct dwarf_access *a,
 	return true;
 }
 
-static char *chain_text(const char *head, const struct chain *c)
+char *chain_text(const char *head, const struct chain *c)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -1015,7 +994,7 @@ static Dwarf_Addr read_pc(struct vctx *v)
 }
 
 /* $name (with its chain) at the site. */
-static struct dwarf_access *target(struct vctx *v, const char *name,
+struct dwarf_access *target(struct vctx *v, const char *name,
 				   const struct chain *chain, bool addr,
 				   const struct loc *l)
 {
@@ -1114,7 +1093,7 @@ skip:
 
 /* @cast(ptr, "type"[, "module"]) with its chain: the base is the OBJECT
  * at ptr's value. */
-static struct dwarf_access *cast(struct vctx *v, struct expr *x)
+struct dwarf_access *cast(struct vctx *v, struct expr *x)
 {
 	struct dwarf_access *a = ANEW(&v->s->arena, struct dwarf_access);
 	const char *mod = x->str2;
@@ -1219,7 +1198,7 @@ static bool data_symbol(struct dwarf_unit *u, const char *name, uint64_t *addr)
 /* @var("name[@file]"[, "module"]): in a DWARF probe without @file, the
  * variable the probe's scopes see; else a global of the kernel (or the
  * module) with a static address, from the first CU that defines one. */
-static struct dwarf_access *atvar(struct vctx *v, struct expr *x)
+struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 {
 	const char *name = x->str, *at = strchr(name, '@');
 	const char *file = at ? at + 1 : NULL;
@@ -1295,1153 +1274,4 @@ static struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 	}
 	return build(v, a, &type, a->base.kind == DWARF_LOC_MEM, x->chain,
 		     x->addr, &x->loc);
-}
-
-/* ---- pretty printing and $$vars ---- */
-
-static struct expr *new_expr(struct vctx *v, enum expr_kind k,
-			     const struct loc *l)
-{
-	return ast_expr(v->s, k, l);
-}
-
-static struct expr *str_expr(struct vctx *v, const char *s,
-			     const struct loc *l)
-{
-	struct expr *x = new_expr(v, E_STR, l);
-
-	x->str = s;
-	x->len = (unsigned)strlen(s);
-	return x;
-}
-
-/* A resolved target node for the access a. */
-static struct expr *access_expr(struct vctx *v, struct dwarf_access *a,
-				const struct loc *l)
-{
-	struct expr *x = new_expr(v, E_TARGET, l);
-
-	x->str = a->text[0] == '$' ? a->text + 1 : a->text;
-	x->ref = a;
-	x->type = TYPE_LONG;
-	return x;
-}
-
-struct fmt {
-	char *buf;
-	size_t len;
-	FILE *f;
-	struct expr *args, **tail;
-};
-
-static void fmt_open(struct fmt *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->f = open_memstream(&m->buf, &m->len);
-	if (!m->f)
-		out_of_memory();
-	m->tail = &m->args;
-}
-
-static void fmt_arg(struct fmt *m, struct expr *x)
-{
-	*m->tail = x;
-	m->tail = &x->next;
-}
-
-/* sprintf(format, args...) */
-static struct expr *fmt_close(struct vctx *v, struct fmt *m,
-			      const struct loc *l)
-{
-	struct expr *call = new_expr(v, E_CALL, l), *f;
-
-	fclose(m->f);
-	f = str_expr(v, arena_strdup(&v->s->arena, m->buf), l);
-	free(m->buf);
-	f->next = m->args;
-	call->str = "sprintf";
-	call->args = f;
-	return call;
-}
-
-/* %u only for unsigned integers: bool, enums and signed ones are %i,
- * as stap's pretty printer has them. */
-static bool unsigned_type(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc = 0;
-
-	return dwarf_tag(t) == DW_TAG_base_type &&
-	       dwarf_attr(t, DW_AT_encoding, &a) &&
-	       dwarf_formudata(&a, &enc) == 0 &&
-	       (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char);
-}
-
-static bool char_type(Dwarf_Die *t)
-{
-	Dwarf_Die p;
-	Dwarf_Attribute a;
-	Dwarf_Word enc;
-
-	return dwt_peel(t, &p) && dwarf_tag(&p) == DW_TAG_base_type &&
-	       dwarf_attr(&p, DW_AT_encoding, &a) &&
-	       dwarf_formudata(&a, &enc) == 0 && dwt_size(&p) == 1 &&
-	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
-}
-
-static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
-			 const struct chain *ch, Dwarf_Die *type, int depth,
-			 const struct loc *l);
-
-static struct chain *chain_add(struct vctx *v, const struct chain *c,
-			       const char *field)
-{
-	struct chain *head = NULL, **tail = &head;
-
-	for (; c; c = c->next) {
-		struct chain *n = ANEW(&v->s->arena, struct chain);
-
-		*n = *c;
-		n->next = NULL;
-		*tail = n;
-		tail = &n->next;
-	}
-	*tail = ANEW(&v->s->arena, struct chain);
-	(*tail)->field = field;
-	return head;
-}
-
-/* "{.a=%d, .b={...}}" for the aggregate at name->chain (a pointer to it
- * or the aggregate itself); depth: levels still to expand. */
-static void pretty_members(struct vctx *v, struct fmt *m, const char *name,
-			   const struct chain *ch, Dwarf_Die *agg, int depth,
-			   const struct loc *l)
-{
-	Dwarf_Die mem;
-	bool first = true;
-
-	fputc('{', m->f);
-	if (dwarf_child(agg, &mem) == 0) {
-		do {
-			const char *mn;
-			Dwarf_Die mt, pt;
-
-			if (dwarf_tag(&mem) != DW_TAG_member ||
-			    !die_type(&mem, &mt))
-				continue;
-			mn = dwarf_diename(&mem);
-			fputs(first ? "" : ", ", m->f);
-			first = false;
-			if (!mn) {
-				/* anonymous: members read through the parent */
-				bool is_union = dwt_peel(&mt, &pt) &&
-						dwarf_tag(&pt) == DW_TAG_union_type;
-
-				fprintf(m->f, "%s=", is_union ? "<union>" :
-					"<class>");
-				if (depth > 1 && dwt_peel(&mt, &pt))
-					pretty_members(v, m, name, ch, &pt,
-						       depth - 1, l);
-				else
-					fputs("{...}", m->f);
-				continue;
-			}
-			fprintf(m->f, ".%s=", mn);
-			pretty_value(v, m, name, chain_add(v, ch, mn), &mt,
-				     depth - 1, l);
-		} while (dwarf_siblingof(&mem, &mem) == 0);
-	}
-	fputc('}', m->f);
-}
-
-/* One value, as stap's pretty printer writes it. */
-static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
-			 const struct chain *ch, Dwarf_Die *type, int depth,
-			 const struct loc *l)
-{
-	Dwarf_Die t, pt;
-	struct dwarf_access *a;
-	bool saved = v->trial, failed = v->failed;
-	int tag;
-
-	if (!dwt_peel(type, &t)) {
-		fputs("?", m->f);
-		return;
-	}
-	tag = dwarf_tag(&t);
-	if (is_aggregate(tag)) {
-		if (depth <= 0)
-			fputs("{...}", m->f);
-		else
-			pretty_members(v, m, name, ch, &t, depth, l);
-		return;
-	}
-	if (tag == DW_TAG_array_type) {
-		fputs("[...]", m->f);
-		return;
-	}
-	/* a failure of one member prints '?', as stap's does */
-	v->trial = true;
-	v->failed = false;
-	a = target(v, name, ch, false, l);
-	v->trial = saved;
-	if (!a || v->failed) {
-		v->failed = failed;
-		fputs("?", m->f);
-		return;
-	}
-	v->failed = failed;
-	if (tag == DW_TAG_pointer_type) {
-		Dwarf_Die pp;
-
-		if (die_type(&t, &pt) && char_type(&pt)) {
-			struct expr *call = new_expr(v, E_CALL, l);
-
-			call->str = "kernel_string_quoted";
-			call->args = access_expr(v, a, l);
-			fputs("%s", m->f);
-			fmt_arg(m, call);
-			return;
-		}
-		/* a pointer to a number prints (its own value) in the
-		 * number's format, as stap's pretty printer does */
-		if (die_type(&t, &pt) && dwt_peel(&pt, &pp) &&
-		    (dwarf_tag(&pp) == DW_TAG_base_type ||
-		     dwarf_tag(&pp) == DW_TAG_enumeration_type))
-			fputs(unsigned_type(&pp) ? "%u" : "%i", m->f);
-		else
-			fputs("%p", m->f);
-	} else if (char_type(&t)) {
-		fputs("'%#c'", m->f);
-	} else {
-		fputs(unsigned_type(&t) ? "%u" : "%i", m->f);
-	}
-	fmt_arg(m, access_expr(v, a, l));
-}
-
-/* $var$ / $var$$ (pretty 1 or 2) of a target with its chain. */
-static struct expr *pretty_target(struct vctx *v, struct expr *x)
-{
-	Dwarf_Die var, type, t, pt;
-	struct fmt m;
-	const struct chain *ch = x->chain;
-	struct dwarf_access *probe;
-
-	/* resolve the chain itself first: its errors are the user's */
-	if (strcmp(x->str, "return") == 0 && v->site->is_return) {
-		Dwarf_Die fn;
-
-		if (!dwarf_offdie(v->u->dw, v->site->die, &fn) ||
-		    !die_type(&fn, &type)) {
-			verr(v, &x->loc, "'$return' is not available: %s "
-			     "returns void", v->site->function);
-			return NULL;
-		}
-	} else if (!find_var(v, x->str, &var) || !die_type(&var, &type)) {
-		verr(v, &x->loc, "unable to find local '%s', %s (alternatives: "
-		     "%s)", x->str, where(v), alternatives(v));
-		return NULL;
-	}
-	for (const struct chain *c = ch; c; c = c->next) {
-		if (!dwt_peel(&type, &t))
-			break;
-		if (c->field) {
-			Dwarf_Die mem;
-			int64_t off = 0;
-
-			if (dwarf_tag(&t) == DW_TAG_pointer_type &&
-			    die_type(&t, &pt))
-				dwt_peel(&pt, &t);
-			if (!dwt_member(&t, c->field, &mem, &off) ||
-			    !die_type(&mem, &type))
-				break;
-		} else if (!die_type(&t, &type)) {
-			break;
-		}
-	}
-	fmt_open(&m);
-	if (dwt_peel(&type, &t) && dwarf_tag(&t) == DW_TAG_pointer_type &&
-	    die_type(&t, &pt) && dwt_peel(&pt, &pt) &&
-	    is_aggregate(dwarf_tag(&pt))) {
-		/* a pointer to a structure prints the structure */
-		probe = target(v, x->str, ch, false, &x->loc);
-		if (!probe) {
-			fclose(m.f);
-			free(m.buf);
-			return NULL;
-		}
-		pretty_members(v, &m, x->str, ch, &pt, x->pretty, &x->loc);
-	} else if (dwt_peel(&type, &t) && is_aggregate(dwarf_tag(&t))) {
-		pretty_members(v, &m, x->str, ch, &t, x->pretty, &x->loc);
-	} else {
-		probe = target(v, x->str, ch, false, &x->loc);
-		if (!probe) {
-			fclose(m.f);
-			free(m.buf);
-			return NULL;
-		}
-		pretty_value(v, &m, x->str, ch, &type, x->pretty, &x->loc);
-	}
-	return fmt_close(v, &m, &x->loc);
-}
-
-struct list_arg {
-	struct vctx *v;
-	bool parms, locals;
-	Dwarf_Die *vars;
-	int n, cap;
-};
-
-static bool collect_cb(Dwarf_Die *var, void *arg)
-{
-	struct list_arg *a = arg;
-	bool parm = dwarf_tag(var) == DW_TAG_formal_parameter;
-
-	if (!die_name(var) || (parm ? !a->parms : !a->locals))
-		return false;
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->vars = xrealloc(a->vars, (size_t)a->cap * sizeof(*a->vars));
-	}
-	a->vars[a->n++] = *var;
-	return false;
-}
-
-/* $$vars, $$parms, $$locals, $$return (pretty: $$vars$ ...). */
-static struct expr *ctxvar(struct vctx *v, struct expr *x)
-{
-	struct list_arg la = { .v = v };
-	struct fmt m;
-	bool first = true;
-	Dwarf_Die own;
-
-	if (strcmp(x->str, "return") == 0) {
-		Dwarf_Die fn, type;
-
-		fmt_open(&m);
-		if (dwarf_offdie(v->u->dw, v->site->die, &fn) &&
-		    die_type(&fn, &type)) {
-			struct expr t = *x;
-
-			t.kind = E_TARGET;
-			t.chain = NULL;
-			fputs("return=", m.f);
-			if (x->pretty) {
-				struct expr *p = pretty_target(v, &t);
-
-				if (p) {
-					fputs("%s", m.f);
-					fmt_arg(&m, p);
-				}
-			} else {
-				struct dwarf_access *a = target(v, "return",
-								NULL, false,
-								&x->loc);
-
-				if (!a)
-					fputs("?", m.f);
-				else {
-					fputs("%#x", m.f);
-					fmt_arg(&m, access_expr(v, a, &x->loc));
-				}
-			}
-		}
-		return fmt_close(v, &m, &x->loc);
-	}
-	la.parms = strcmp(x->str, "vars") == 0 || strcmp(x->str, "parms") == 0;
-	la.locals = strcmp(x->str, "vars") == 0 || strcmp(x->str, "locals") == 0;
-	if (!la.parms && !la.locals) {
-		verr(v, &x->loc, "unknown context variable '$$%s' (expected "
-		     "$$vars, $$parms, $$locals or $$return)", x->str);
-		return NULL;
-	}
-	ensure_scopes(v);
-	/* the function's (or the inline instance's) own variables, in
-	 * DIE order, each read where the probe is */
-	if (!v->site->line && dwarf_offdie(v->u->dw, v->site->die, &own))
-		each_var(&own, 1, collect_cb, &la);
-	else
-		each_var(v->scopes, v->nscopes, collect_cb, &la);
-	fmt_open(&m);
-	for (int i = 0; i < la.n; i++) {
-		const char *n = die_name(&la.vars[i]);
-		Dwarf_Die type, t;
-		struct dwarf_access *a;
-		bool saved = v->trial, failed = v->failed;
-
-		fprintf(m.f, "%s%s=", first ? "" : " ", n);
-		first = false;
-		if (!die_type(&la.vars[i], &type)) {
-			fputs("?", m.f);
-			continue;
-		}
-		if (x->pretty) {
-			struct expr t2 = *x;
-			struct expr *p;
-
-			t2.kind = E_TARGET;
-			t2.str = n;
-			t2.chain = NULL;
-			v->trial = true;
-			p = pretty_target(v, &t2);
-			v->trial = saved;
-			v->failed = failed;
-			if (p) {
-				fputs("%s", m.f);
-				fmt_arg(&m, p);
-			} else {
-				fputs("?", m.f);
-			}
-			continue;
-		}
-		if (dwt_peel(&type, &t) && is_aggregate(dwarf_tag(&t))) {
-			fputs("{...}", m.f);
-			continue;
-		}
-		if (dwt_peel(&type, &t) && dwarf_tag(&t) == DW_TAG_array_type) {
-			fputs("[...]", m.f);
-			continue;
-		}
-		v->trial = true;
-		a = target(v, n, NULL, false, &x->loc);
-		v->trial = saved;
-		v->failed = failed;
-		if (!a) {
-			fputs("?", m.f);
-			continue;
-		}
-		fputs("%#x", m.f);
-		fmt_arg(&m, access_expr(v, a, &x->loc));
-	}
-	free(la.vars);
-	return fmt_close(v, &m, &x->loc);
-}
-
-/* ---- walking the body ---- */
-
-static void replace(struct expr *x, struct expr *with)
-{
-	struct expr *next = x->next;
-
-	*x = *with;
-	x->next = next;
-}
-
-static void set_num(struct expr *x, int64_t n)
-{
-	struct expr *next = x->next;
-	struct loc l = x->loc;
-
-	memset(x, 0, sizeof(*x));
-	x->kind = E_NUM;
-	x->num = n;
-	x->loc = l;
-	x->next = next;
-}
-
-static bool resolve_node(struct vctx *v, struct expr *x);
-
-/* @defined(e): does e resolve here? Its diagnostics are held back. */
-static bool defined(struct vctx *v, struct expr *x)
-{
-	struct session *s = v->s;
-	int errors = s->errors;
-	struct loc last = v->e->last_error;
-	bool saved = v->trial, ok;
-
-	if (!x)
-		return false;
-	v->trial = true;
-	v->failed = false;
-	s->quiet++;
-	ok = resolve_node(v, ast_clone_expr(s, x)) && !v->failed;
-	s->quiet--;
-	s->errors = errors;
-	v->e->last_error = last;
-	v->trial = saved;
-	v->failed = false;
-	return ok;
-}
-
-static void walk_expr(struct vctx *v, struct expr *x, bool fold);
-static void walk_stmt(struct vctx *v, struct stmt *st, bool fold);
-
-static void walk_list(struct vctx *v, struct expr *x, bool fold)
-{
-	for (; x; x = x->next)
-		walk_expr(v, x, fold);
-}
-
-/* @defined() becomes 0 or 1, and what that decides is folded: ?:, !,
- * && and ||. Returns whether x is now such a literal (only those fold:
- * "1 ? 2 : \"x\"" stays for the type checks). */
-static bool fold_expr(struct vctx *v, struct expr *x)
-{
-	bool da, db, dc;
-
-	if (!x)
-		return false;
-	if (x->kind == E_AT && x->op == AT_OP_DEFINED) {
-		set_num(x, defined(v, x->args));
-		return true;
-	}
-	da = fold_expr(v, x->a);
-	db = fold_expr(v, x->b);
-	dc = fold_expr(v, x->c);
-	for (struct expr *a = x->args; a; a = a->next)
-		fold_expr(v, a);
-	for (struct chain *c = x->chain; c; c = c->next)
-		fold_expr(v, c->index);
-	switch (x->kind) {
-	case E_TERNARY:
-		if (da) {
-			bool taken = x->a->num != 0;
-
-			replace(x, taken ? x->b : x->c);
-			return taken ? db : dc;
-		}
-		break;
-	case E_UNARY:
-		if (x->op == OP_NOT && da) {
-			set_num(x, !x->a->num);
-			return true;
-		}
-		break;
-	case E_BINARY:
-		if (x->op != OP_LAND && x->op != OP_LOR)
-			break;
-		if (da && db) {
-			set_num(x, x->op == OP_LAND ? (x->a->num && x->b->num) :
-						      (x->a->num || x->b->num));
-			return true;
-		}
-		if (da && (x->op == OP_LAND ? !x->a->num : x->a->num != 0)) {
-			set_num(x, x->op == OP_LOR);
-			return true;
-		}
-		break;
-	default:
-		break;
-	}
-	return false;
-}
-
-static void fold_stmts(struct vctx *v, struct stmt *st)
-{
-	for (; st; st = st->next) {
-		bool decided;
-
-		fold_expr(v, st->init);
-		decided = fold_expr(v, st->e);
-		fold_expr(v, st->incr);
-		if (st->fe) {
-			fold_expr(v, st->fe->array);
-			fold_expr(v, st->fe->limit);
-		}
-		fold_stmts(v, st->body);
-		fold_stmts(v, st->else_body);
-		/* if (@defined(...)) keeps one branch */
-		if (decided && st->kind == S_IF) {
-			struct stmt *keep = st->e->num ? st->body : st->else_body;
-			struct stmt *next = st->next;
-			struct loc l = st->loc;
-
-			if (keep) {
-				*st = *keep;
-			} else {
-				memset(st, 0, sizeof(*st));
-				st->kind = S_NULL;
-				st->loc = l;
-			}
-			st->next = next;
-		}
-	}
-}
-
-static bool is_dwarf_probe(struct vctx *v)
-{
-	return v->p && v->p->has_targets;
-}
-
-static bool resolve_node(struct vctx *v, struct expr *x)
-{
-	struct dwarf_access *a = NULL;
-	struct expr *r;
-
-	switch (x->kind) {
-	case E_TARGET:
-		if (!is_dwarf_probe(v) || (strcmp(x->str, "return") == 0 &&
-					   !v->p->is_return))
-			return false;	/* resolve.c says why */
-		if (!v->site) {
-			verr(v, &x->loc, "target variable '$%s' needs the "
-			     "kernel's debuginfo, which is not installed: "
-			     "install the %s package", x->str,
-			     dwarf_package(v->s));
-			return false;
-		}
-		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
-			return false;	/* resolve.c says why */
-		if (!v->site->decl_file) {
-			verr(v, &x->loc, "debuginfo scope not found for '%s' "
-			     "(only its symbol is known), cannot resolve "
-			     "context variable '$%s'", v->p->name, x->str);
-			return false;
-		}
-		if (x->pretty) {
-			r = pretty_target(v, x);
-			if (!r)
-				return false;
-			walk_list(v, r->args, false);
-			replace(x, r);
-			return true;
-		}
-		a = target(v, x->str, x->chain, x->addr, &x->loc);
-		break;
-	case E_CTXVAR:
-		if (!is_dwarf_probe(v) || (strcmp(x->str, "return") == 0 &&
-					   !v->p->is_return))
-			return false;	/* resolve.c says why */
-		if (!v->site) {
-			verr(v, &x->loc, "'$$%s' needs the kernel's debuginfo, "
-			     "which is not installed: install the %s package",
-			     x->str, dwarf_package(v->s));
-			return false;
-		}
-		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
-			return false;
-		if (!v->site->decl_file) {
-			/* a symbol without DWARF: no variables, as in stap */
-			r = str_expr(v, "", &x->loc);
-			replace(x, r);
-			return true;
-		}
-		r = ctxvar(v, x);
-		if (!r)
-			return false;
-		replace(x, r);
-		return true;
-	case E_CAST:
-		walk_expr(v, x->a, false);
-		a = cast(v, x);
-		break;
-	case E_ATVAR:
-		a = atvar(v, x);
-		break;
-	default:
-		return true;
-	}
-	for (struct chain *c = x->chain; c; c = c->next)
-		if (c->index)
-			walk_expr(v, c->index, false);
-	if (!a)
-		return false;
-	x->ref = a;
-	return true;
-}
-
-/* A target written (-g) must be stored somewhere: memory, or a register
- * of the probe's saved registers; not a value DWARF computes, nor one
- * read at entry. */
-static void check_writable(struct vctx *v, const struct expr *x)
-{
-	const struct dwarf_access *a = x->ref;
-	bool object = a && (a->cast || a->base.kind == DWARF_LOC_MEM ||
-			    a->nsteps > 0);
-
-	if (!a)
-		return;
-	if (a->at_entry || a->result != DWARF_RES_INT ||
-	    (!object && a->base.kind != DWARF_LOC_REG))
-		verr(v, &x->loc, "cannot write to '%s': %s", a->text,
-		     a->at_entry ? "it is read at function entry" :
-		     a->result == DWARF_RES_BITFIELD ? "bitfields are read-only" :
-		     a->result == DWARF_RES_ADDRESS ? "it is an address" :
-		     "its value is computed, not stored");
-}
-
-static void walk_expr(struct vctx *v, struct expr *x, bool folding)
-{
-	(void)folding;
-	if (!x)
-		return;
-	switch (x->kind) {
-	case E_TARGET:
-	case E_CTXVAR:
-	case E_CAST:
-	case E_ATVAR:
-		if (!x->ref)
-			resolve_node(v, x);
-		return;
-	case E_AT:
-		if (x->op != AT_OP_ENTRY)
-			break;
-		if (!v->p || !v->p->is_return)
-			return;		/* resolve.c says @entry is wrong here */
-		{
-			bool saved = v->in_entry;
-
-			v->in_entry = true;
-			walk_list(v, x->args, false);
-			v->in_entry = saved;
-			return;
-		}
-	case E_ASSIGN:
-	case E_CREMENT:
-		if (x->a->kind != E_TARGET && x->a->kind != E_CAST &&
-		    x->a->kind != E_ATVAR)
-			break;
-		/* a target written outside guru mode: resolve.c says so */
-		walk_expr(v, x->b, false);
-		if (v->s->guru) {
-			walk_expr(v, x->a, false);
-			check_writable(v, x->a);
-		}
-		return;
-	default:
-		break;
-	}
-	walk_expr(v, x->a, false);
-	walk_expr(v, x->b, false);
-	walk_expr(v, x->c, false);
-	walk_list(v, x->args, false);
-}
-
-static void walk_stmts(struct vctx *v, struct stmt *st, bool folding)
-{
-	for (; st; st = st->next)
-		walk_stmt(v, st, folding);
-}
-
-static void walk_stmt(struct vctx *v, struct stmt *st, bool folding)
-{
-	walk_expr(v, st->init, folding);
-	walk_expr(v, st->e, folding);
-	walk_expr(v, st->incr, folding);
-	if (st->fe) {
-		walk_expr(v, st->fe->array, folding);
-		walk_expr(v, st->fe->limit, folding);
-	}
-	walk_stmts(v, st->body, folding);
-	walk_stmts(v, st->else_body, folding);
-}
-
-void dwarf_resolve_probe(struct elab *e, struct dprobe *p)
-{
-	struct vctx v;
-
-	ctx_init(&v, e, p);
-	fold_stmts(&v, p->body);
-	walk_stmts(&v, p->body, false);
-	free(v.scopes);
-}
-
-/* ---- listings ---- */
-
-struct listing {
-	struct vctx *v;
-	FILE *out;
-	Dwarf_Addr pc;
-};
-
-static bool list_cb(Dwarf_Die *var, void *arg)
-{
-	struct listing *l = arg;
-	const char *n = die_name(var), *tn;
-	Dwarf_Attribute attr;
-	Dwarf_Op *ops;
-	size_t nops;
-	Dwarf_Die type;
-
-	/* a location here, or a constant (gcc's constant propagation) */
-	if (!n || (var_ops(var, l->pc, &attr, &ops, &nops) <= 0 &&
-		   !dwarf_hasattr_integrate(var, DW_AT_const_value)) ||
-	    !die_type(var, &type) || !(tn = dwt_name(l->v->s, &type)))
-		return false;
-	fprintf(l->out, " $%s:%s", n, tn);
-	return false;
-}
-
-void dwarf_list_vars(struct session *s, FILE *out,
-		     const struct dwarf_site *site)
-{
-	struct vctx v;
-	struct dprobe fake;
-	struct listing l;
-
-	if (!site->decl_file)
-		return;		/* a symbol: no variables */
-	memset(&fake, 0, sizeof(fake));
-	fake.dwarf = site;
-	memset(&v, 0, sizeof(v));
-	v.s = s;
-	v.p = &fake;
-	v.site = site;
-	v.u = site->unit;
-	ensure_scopes(&v);
-	if (site->is_return) {
-		Dwarf_Die fn, type;
-		const char *tn;
-
-		if (dwarf_offdie(v.u->dw, site->die, &fn) && die_type(&fn, &type) &&
-		    (tn = dwt_name(s, &type)))
-			fprintf(out, " $return:%s", tn);
-	}
-	l.v = &v;
-	l.out = out;
-	l.pc = site->is_return ? entry_var_pc(site) : site->var_pc;
-	/* the function's (or the inline instance's) own variables only, as
-	 * stap -L; a statement lists the scopes around its line */
-	{
-		int n = 0;
-
-		/* up to the site's own DIE: not what holds an instance */
-		while (n < v.nscopes &&
-		       dwarf_dieoffset(&v.scopes[n]) != site->die)
-			n++;
-		each_var(v.scopes, n < v.nscopes ? n + 1 : v.nscopes ? 1 : 0,
-			 list_cb, &l);
-	}
-	free(v.scopes);
-}
-
-void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
-{
-	if (strcmp(site->module, "kernel") == 0)
-		fprintf(out, " /* pc=%s+%#llx */", site->reloc_base,
-			(unsigned long long)site->reloc_offset);
-	else if (site->symbol)
-		fprintf(out, " /* pc=<%s:%s+%#llx> */", site->module,
-			site->symbol, (unsigned long long)site->symbol_offset);
-	else
-		fprintf(out, " /* pc=<%s:%s+%#llx> */", site->module,
-			site->reloc_base, (unsigned long long)site->reloc_offset);
-}
-
-/* A DWARF expression in stap's -p2 notation, by evaluating it on a stack
- * of texts; false when it uses what the notation lacks (branches). */
-static bool ops_text(FILE *out, const struct dwarf_loc *l)
-{
-	char *st[16] = { 0 };
-	int sp = 0;
-	bool ok = true;
-
-	for (int i = 0; ok && i < l->nops; i++) {
-		const struct dwarf_op *op = &l->ops[i];
-		uint8_t a = op->atom;
-		const char *bin = NULL;
-		char *x = NULL;
-
-		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
-			x = xasprintf("%d", a - DW_OP_lit0);
-		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
-			x = (int64_t)op->n1 ? xasprintf("(@kregister(%d)) + (%lld)",
-					a - DW_OP_breg0, (long long)op->n1) :
-			    xasprintf("@kregister(%d)", a - DW_OP_breg0);
-		} else {
-			switch (a) {
-			case DW_OP_bregx:
-				x = xasprintf("(@kregister(%llu)) + (%lld)",
-					      (unsigned long long)op->n1,
-					      (long long)op->n2);
-				break;
-			case DW_OP_addr:
-				x = xasprintf("%#llx", (unsigned long long)op->n1);
-				break;
-			case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
-			case DW_OP_const8u: case DW_OP_constu:
-				x = xasprintf("%llu", (unsigned long long)op->n1);
-				break;
-			case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
-			case DW_OP_const8s: case DW_OP_consts:
-				x = xasprintf("%lld", (long long)op->n1);
-				break;
-			case DW_OP_plus: bin = "+"; break;
-			case DW_OP_minus: bin = "-"; break;
-			case DW_OP_mul: bin = "*"; break;
-			case DW_OP_div: bin = "/"; break;
-			case DW_OP_mod: bin = "%"; break;
-			case DW_OP_and: bin = "&"; break;
-			case DW_OP_or: bin = "|"; break;
-			case DW_OP_xor: bin = "^"; break;
-			case DW_OP_shl: bin = "<<"; break;
-			case DW_OP_shr: bin = ">>>"; break;
-			case DW_OP_shra: bin = ">>"; break;
-			case DW_OP_stack_value:
-				continue;
-			default:
-				break;
-			}
-		}
-		if (x) {
-			if (sp == 16) {
-				free(x);
-				ok = false;
-				break;
-			}
-			st[sp++] = x;
-			continue;
-		}
-		if (bin) {
-			if (sp < 2) {
-				ok = false;
-				break;
-			}
-			x = xasprintf("(%s) %s (%s)", st[sp - 2], bin, st[sp - 1]);
-			free(st[--sp]);
-			free(st[sp - 1]);
-			st[sp - 1] = x;
-			continue;
-		}
-		if (sp < 1) {
-			ok = false;
-			break;
-		}
-		switch (a) {
-		case DW_OP_plus_uconst:
-			x = xasprintf("(%s) + (%llu)", st[sp - 1],
-				      (unsigned long long)op->n1);
-			break;
-		case DW_OP_neg:
-			x = xasprintf("-(%s)", st[sp - 1]);
-			break;
-		case DW_OP_not:
-			x = xasprintf("~(%s)", st[sp - 1]);
-			break;
-		case DW_OP_deref:
-			x = xasprintf("@kderef(8, %s)", st[sp - 1]);
-			break;
-		case DW_OP_deref_size:
-			x = xasprintf("@kderef(%llu, %s)",
-				      (unsigned long long)op->n1, st[sp - 1]);
-			break;
-		case DW_OP_dup:
-			if (sp == 16) {
-				ok = false;
-				break;
-			}
-			st[sp] = xstrdup(st[sp - 1]);
-			sp++;
-			continue;
-		case DW_OP_drop:
-			free(st[--sp]);
-			continue;
-		case DW_OP_swap:
-			if (sp < 2) {
-				ok = false;
-				break;
-			}
-			x = st[sp - 1];
-			st[sp - 1] = st[sp - 2];
-			st[sp - 2] = x;
-			continue;
-		case DW_OP_over:
-			if (sp < 2 || sp == 16) {
-				ok = false;
-				break;
-			}
-			st[sp] = xstrdup(st[sp - 2]);
-			sp++;
-			continue;
-		default:
-			ok = false;
-			break;
-		}
-		if (!ok)
-			break;
-		free(st[sp - 1]);
-		st[sp - 1] = x;
-	}
-	if (ok && sp == 1)
-		fputs(st[0], out);
-	else
-		ok = false;
-	for (int i = 0; i < sp; i++)
-		free(st[i]);
-	return ok;
-}
-
-static void print_ops(FILE *out, const struct dwarf_loc *l)
-{
-	if (ops_text(out, l))
-		return;
-	fputs("<dwarf:", out);
-	for (int i = 0; i < l->nops; i++)
-		fprintf(out, " %#x(%#llx,%#llx)", l->ops[i].atom,
-			(unsigned long long)l->ops[i].n1,
-			(unsigned long long)l->ops[i].n2);
-	fputc('>', out);
-}
-
-void dwarf_print_access(FILE *out, const struct dwarf_access *a)
-{
-	char *buf = NULL, *tmp = NULL;
-	size_t len = 0, tlen = 0;
-	FILE *f;
-	bool object;
-	const struct dwarf_loc *l = &a->base;
-
-	/* build the expression text step by step in buf */
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return;
-	if (a->cast) {
-		print_expr(f, a->cast);
-		object = true;
-	} else {
-		switch (l->kind) {
-		case DWARF_LOC_REG:
-			fprintf(f, "@kregister(%d)", l->reg);
-			break;
-		case DWARF_LOC_CONST:
-			fprintf(f, "%lld", (long long)l->value);
-			break;
-		default:
-			if (l->simple && l->reg >= 0 && l->offset)
-				fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
-					(long long)l->offset);
-			else if (l->simple && l->reg >= 0)
-				fprintf(f, "@kregister(%d)", l->reg);
-			else if (l->simple)
-				fprintf(f, "%#llx", (unsigned long long)l->offset);
-			else
-				print_ops(f, l);
-		}
-		object = l->kind == DWARF_LOC_MEM;
-	}
-	fclose(f);
-	for (int i = 0; i < a->nsteps; i++) {
-		const struct dwarf_step *st = &a->steps[i];
-
-		f = open_memstream(&tmp, &tlen);
-		if (!f)
-			break;
-		switch (st->kind) {
-		case DWARF_STEP_DEREF:
-			if (object)
-				fprintf(f, "@kderef(8, %s)", buf);
-			else
-				fputs(buf, f);
-			object = true;
-			break;
-		case DWARF_STEP_OFFSET:
-			if (st->offset)
-				fprintf(f, "(%s) + (%lld)", buf,
-					(long long)st->offset);
-			else
-				fputs(buf, f);
-			break;
-		case DWARF_STEP_INDEX:
-			fprintf(f, "(%s) + ((", buf);
-			print_expr(f, st->index);
-			fprintf(f, ") * (%llu))", (unsigned long long)st->stride);
-			break;
-		}
-		fclose(f);
-		free(buf);
-		buf = tmp;
-		tmp = NULL;
-	}
-	switch (a->result) {
-	case DWARF_RES_ADDRESS:
-		fputs(buf, out);
-		break;
-	case DWARF_RES_BITFIELD:
-		/* as stap: the storage unit, shifted and masked (or shifted
-		 * up and down for a signed one) */
-		if (a->is_signed)
-			fprintf(out, "((@kderef(%u, %s)) << (%u)) >> (%u)", a->size,
-				buf, 64 - a->bit_offset - a->bit_size,
-				64 - a->bit_size);
-		else if (a->bit_offset)
-			fprintf(out, "((@kderef(%u, %s)) >> (%u)) & (%llu)", a->size,
-				buf, a->bit_offset, (unsigned long long)
-				((1ULL << a->bit_size) - 1));
-		else
-			fprintf(out, "(@kderef(%u, %s)) & (%llu)", a->size, buf,
-				(unsigned long long)((1ULL << a->bit_size) - 1));
-		break;
-	case DWARF_RES_INT:
-		if (object)
-			fprintf(out, "@kderef(%u, %s)", a->size, buf);
-		else if (a->size == 8 || a->base.kind == DWARF_LOC_CONST)
-			fputs(buf, out);
-		else if (a->is_signed)
-			fprintf(out, "((%s) << (%u)) >> (%u)", buf,
-				64 - 8 * a->size, 64 - 8 * a->size);
-		else {
-			char *mask = xasprintf(") & (%llu)", (unsigned long long)
-					       ((1ULL << (8 * a->size)) - 1));
-			size_t bl = strlen(buf), ml = strlen(mask);
-
-			/* the expression may mask already, as stap sees */
-			if (bl > ml && strcmp(buf + bl - ml, mask) == 0)
-				fputs(buf, out);
-			else
-				fprintf(out, "(%s%s", buf, mask);
-			free(mask);
-		}
-		break;
-	}
-	free(buf);
-}
-
-static void dump_expr(FILE *out, const struct expr *x);
-
-static void dump_list(FILE *out, const struct expr *x)
-{
-	for (; x; x = x->next)
-		dump_expr(out, x);
-}
-
-static void dump_expr(FILE *out, const struct expr *x)
-{
-	if (!x)
-		return;
-	if ((x->kind == E_TARGET || x->kind == E_CAST || x->kind == E_ATVAR) &&
-	    x->ref) {
-		const struct dwarf_access *a = x->ref;
-
-		fprintf(out, "  %s:%s = ", a->text, a->type ? a->type : "?");
-		dwarf_print_access(out, a);
-		if (a->at_entry)
-			fputs("  /* at entry */", out);
-		fputc('\n', out);
-	}
-	dump_expr(out, x->a);
-	dump_expr(out, x->b);
-	dump_expr(out, x->c);
-	dump_list(out, x->args);
-	for (const struct chain *c = x->chain; c; c = c->next)
-		dump_expr(out, c->index);
-}
-
-static void dump_stmts(FILE *out, const struct stmt *st)
-{
-	for (; st; st = st->next) {
-		dump_expr(out, st->init);
-		dump_expr(out, st->e);
-		dump_expr(out, st->incr);
-		if (st->fe) {
-			dump_expr(out, st->fe->array);
-			dump_expr(out, st->fe->limit);
-		}
-		dump_stmts(out, st->body);
-		dump_stmts(out, st->else_body);
-	}
-}
-
-void dwarf_dump_targets(FILE *out, const struct dprobe *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return;
-	dump_stmts(f, p->body);
-	fclose(f);
-	if (len)
-		fprintf(out, "  # target variables\n%s", buf);
-	free(buf);
 }
