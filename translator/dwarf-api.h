@@ -8,8 +8,10 @@
  *   dwarf-types.c  C types: names as stap -L spells them, members,
  *                  sizes, @cast type lookup
  *   dwarf-vars.c   variables at a probe site, location expressions, the
- *                  target-variable accesses below, $$vars and pretty
- *                  printing, @defined, the -L and -p2 listings
+ *                  target-variable accesses below, @cast, @var
+ *   dwarf-walk.c   a probe's body: @defined folded, $$vars and pretty
+ *                  printing rewritten, every access resolved
+ *   dwarf-print.c  the -L variables and the -p2 printout
  *
  * Pass 2 resolves every $var, $var->field chain, @cast, @var, $$vars and
  * $return of a DWARF probe's body into a struct dwarf_access, hung on the
