@@ -142,11 +142,8 @@ void tp_too_many_skipped(void)
 void tp_skipped(struct tp_context *c)
 {
 	atomic_inc(&tp_count.skipped);
-	if (c) {
-		c->probe = NULL;
-		c->regs = NULL;
+	if (c)
 		atomic_set_release(&c->busy, 0);
-	}
 #ifndef STAP_SUPPRESS_HANDLER_ERRORS
 	if (atomic_read(&tp_count.skipped) > MAXSKIPPED)
 		tp_too_many_skipped();

@@ -114,12 +114,12 @@ void tp_stderr_line(char *buf, size_t size, const char *prefix,
 		    const char *text, const char *near);
 
 /* ---- print.c ---- */
-/* A new hit: empty print buffer, nothing cached. */
+/* A new hit: nothing cached. */
 static inline void tp_print_reset(struct tp_context *c)
 {
 	struct tp_rt *rt = tp_rt(c);
 
-	rt->print_len = 0;
+	/* (print_len is 0: every hit ends with a flush) */
 	rt->fault = false;
 	rt->bt_done = false;
 }
@@ -167,7 +167,9 @@ static __always_inline bool tp_low_stack(void)
 	unsigned long sp = (unsigned long)__builtin_frame_address(0);
 	unsigned long base = (unsigned long)task_stack_page(current);
 
-	return sp >= base && sp < base + THREAD_SIZE && sp - base < MINSTACKSPACE;
+	/* unsigned: below the stack wraps to a huge value, above it is
+	 * more than MINSTACKSPACE too */
+	return sp - base < MINSTACKSPACE;
 }
 
 /* One try of one global's lock. */
@@ -210,34 +212,36 @@ static __always_inline bool tp_lock(const struct tp_probe *p)
 }
 
 /*
- * Run @p's handler on this CPU, in any context (NMI too): the execution
- * model in tapir.h. @regs/@addr/@data become c->regs, c->addr, c->data.
- * Inline, so that a kprobe hit costs one call (the handler) beyond the
- * probe core's.
+ * Run @p's handler on this CPU if the session is in @state, in any
+ * context (NMI too) with preemption disabled (kprobe, hrtimer and timer
+ * callbacks): the execution model in tapir.h. @regs/@addr/@data become
+ * c->regs, c->addr, c->data. Inline, so that a kprobe hit costs one call
+ * (the handler) beyond the probe core's.
  */
-static __always_inline void tp_run_probe(const struct tp_probe *p,
-					 struct pt_regs *regs,
-					 unsigned long addr, void *data)
+static __always_inline void tp_run_probe_in(const struct tp_probe *p,
+					    int state, struct pt_regs *regs,
+					    unsigned long addr, void *data)
 {
 	struct tp_context *c;
 
-	preempt_disable();
 	if (unlikely(tp_low_stack())) {
 		tp_skipped(NULL);
-		goto out;
+		return;
 	}
-	if (atomic_read(&tp_state) != tp_state_for(p->kind))
-		goto out;
+	if (atomic_read(&tp_state) != state)
+		return;
 	c = this_cpu_read(tp_ctx);
 	if (unlikely(!c))
-		goto out;
+		return;
 	/* Only this CPU claims its context (an interrupt or NMI may race
 	 * with us, another CPU never): no bus lock needed. */
 	if (unlikely(cmpxchg_local(&c->busy.counter, 0, 1) != 0)) {
 		atomic_inc(&tp_count.reentrant);
-		goto out;
+		return;
 	}
 
+	/* (probe and regs stay as they are after the hit: a context is
+	 * only looked at while busy) */
 	c->probe = p;
 	c->regs = regs;
 	c->addr = addr;
@@ -251,7 +255,7 @@ static __always_inline void tp_run_probe(const struct tp_probe *p,
 
 	if (unlikely(!tp_lock(p))) {
 		tp_skipped(c);
-		goto out;
+		return;
 	}
 	p->handler(c);
 	tp_unlock(p->locks, p->nlocks);
@@ -260,14 +264,20 @@ static __always_inline void tp_run_probe(const struct tp_probe *p,
 		tp_print_flush(c);
 	if (unlikely(c->last_error) && !c->aborted)
 		tp_report_error(c);
-	c->probe = NULL;
-	c->regs = NULL;
 	atomic_set_release(&c->busy, 0);
 #ifndef STAP_SUPPRESS_HANDLER_ERRORS
 	if (unlikely(atomic_read(&tp_count.skipped) > MAXSKIPPED))
 		tp_too_many_skipped();
 #endif
-out:
+}
+
+/* The same from any context (begin/end/error run in process context). */
+static __always_inline void tp_run_probe(const struct tp_probe *p,
+					 struct pt_regs *regs,
+					 unsigned long addr, void *data)
+{
+	preempt_disable();
+	tp_run_probe_in(p, tp_state_for(p->kind), regs, addr, data);
 	preempt_enable();
 }
 

@@ -30,14 +30,16 @@ static char tp_kp_msg[TP_MSG_SIZE];	/* process context only */
 static int tp_kp_entry(struct kcore_probe *kp, struct pt_regs *regs,
 		       void *data)
 {
-	tp_run_probe(kp->owner, regs, kcore_probe_addr(kp), NULL);
+	tp_run_probe_in(kp->owner, TP_STATE_RUNNING, regs, kcore_probe_addr(kp),
+			NULL);
 	return 0;
 }
 
 static void tp_kp_return(struct kcore_probe *kp, struct pt_regs *regs,
 			 void *data)
 {
-	tp_run_probe(kp->owner, regs, kcore_probe_addr(kp), data);
+	tp_run_probe_in(kp->owner, TP_STATE_RUNNING, regs, kcore_probe_addr(kp),
+			data);
 }
 
 /* The core's refusal warnings (process context, during registration). */
@@ -78,11 +80,11 @@ int tp_kprobes_init(void)
 		kp->owner = (void *)p;
 		if (p->is_return) {
 			kp->kind = KCORE_KRETPROBE;
-			kp->ret = tp_kp_return;
+			kp->ret = p->kreturn ? p->kreturn : tp_kp_return;
 			kp->maxactive = p->maxactive;
 		} else {
 			kp->kind = KCORE_KPROBE;
-			kp->entry = tp_kp_entry;
+			kp->entry = p->kentry ? p->kentry : tp_kp_entry;
 		}
 	}
 	return 0;

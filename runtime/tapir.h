@@ -145,6 +145,8 @@ struct tp_lock_use {
 
 /* ---- Probes ---- */
 
+struct kcore_probe;
+
 enum tp_probe_kind {
 	TP_PROBE_BEGIN,
 	TP_PROBE_END,
@@ -181,6 +183,14 @@ struct tp_probe {
 	bool is_return;
 	int maxactive;			/* 0: default (KRETACTIVE) */
 	bool optional;			/* `?`: failure to place is silent */
+	/* Optional: this probe's own probe-core handlers, made with
+	 * TP_KPROBE_ENTRY / TP_KPROBE_RETURN (runtime/entry.h) so that its
+	 * handler is called directly, even inlined, instead of through
+	 * the runtime's generic ones. NULL: the generic ones. */
+	int (*kentry)(struct kcore_probe *kp, struct pt_regs *regs,
+		      void *data);
+	void (*kreturn)(struct kcore_probe *kp, struct pt_regs *regs,
+			void *data);
 };
 
 /* ---- The module, as the generated code describes it ---- */

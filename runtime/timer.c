@@ -101,7 +101,7 @@ static enum hrtimer_restart tp_hrtimer_fn(struct hrtimer *h)
 		hrtimer_forward_now(h, ns_to_ktime(tp_interval(t, hrtimer_resolution)));
 		rc = HRTIMER_RESTART;
 	}
-	tp_run_probe(t->probe, NULL, 0, NULL);
+	tp_run_probe_in(t->probe, TP_STATE_RUNNING, NULL, 0, NULL);
 	return rc;
 }
 
@@ -111,7 +111,7 @@ static void tp_jiffies_fn(struct timer_list *tl)
 
 	if (tp_timers_live())
 		mod_timer(&t->tl, jiffies + (unsigned long)tp_interval(t, 1));
-	tp_run_probe(t->probe, NULL, 0, NULL);
+	tp_run_probe_in(t->probe, TP_STATE_RUNNING, NULL, 0, NULL);
 }
 
 static enum hrtimer_restart tp_prof_fn(struct hrtimer *h)
@@ -126,7 +126,7 @@ static enum hrtimer_restart tp_prof_fn(struct hrtimer *h)
 		rc = HRTIMER_RESTART;
 	}
 	for (i = 0; i < tp_nprof; i++)
-		tp_run_probe(tp_prof[i], regs, addr, NULL);
+		tp_run_probe_in(tp_prof[i], TP_STATE_RUNNING, regs, addr, NULL);
 	return rc;
 }
 

@@ -35,6 +35,7 @@
  *      follows the CPU); the kernel log must stay clean
  */
 #include "tapir.h"
+#include "runtime/entry.h"
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
@@ -320,6 +321,10 @@ static const struct tp_lock_use locks_end[] = {
 	{ &g_count_lock, false }, { &g_jiff_lock, false }, { &g_hits_lock, false },
 	{ &g_sym_lock, false }, { &g_rets_lock, false }, { &g_prof_lock, false } };
 
+/* the entry probe through its own handler (entry.h), the return probe
+ * through the runtime's generic one: both paths are tested */
+TP_KPROBE_ENTRY_DECL(probe_6_kentry);
+
 static const struct tp_probe probes[] = {
 	{ .kind = TP_PROBE_BEGIN, .pp = "begin(-1)", .location = "t.stp:1:1",
 	  .handler = probe_0, .priority = -1 },
@@ -340,7 +345,7 @@ static const struct tp_probe probes[] = {
 	{ .kind = TP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_getppid\")", .location = "t.stp:7:1",
 	  .handler = probe_6, .locks = locks_kp, .nlocks = 2,
-	  .symbol = "__x64_sys_getppid" },
+	  .symbol = "__x64_sys_getppid", .kentry = probe_6_kentry },
 	{ .kind = TP_PROBE_KPROBE,
 	  .pp = "kprobe.function(\"__x64_sys_getppid\").return",
 	  .location = "t.stp:8:1", .handler = probe_7, .locks = locks_ret,
@@ -354,6 +359,8 @@ static const struct tp_probe probes[] = {
 	{ .kind = TP_PROBE_ERROR, .pp = "error", .location = "t.stp:11:1",
 	  .handler = probe_9 },
 };
+
+TP_KPROBE_ENTRY(probe_6_kentry, probes[7]);	/* probe_6 */
 
 static int init_globals(void)
 {
