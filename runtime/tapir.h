@@ -94,7 +94,7 @@ struct tp_context {
 					 * actions > max_actions. stap 4.8 runs
 					 * every probe "interruptible" and so
 					 * gives each MAXACTION_INTERRUPTIBLE;
-					 * tp_run_probe sets that. */
+					 * the runtime sets that (constant) */
 	int nesting;			/* function call depth, vs MAXNESTING */
 	bool aborted;			/* abort(): stop, report nothing */
 	const char *last_error;		/* NULL: none; else error_buf or a
