@@ -44,7 +44,10 @@ static void usage(FILE *f)
 "  --feature-dir DIR    feature tests (default: the source tree's runtime/feature)\n"
 "  --features-file H    use header H instead of running the feature tests\n"
 "  --cache-dir DIR      cache folder (default: $TAPIR_CACHE or ~/.cache/tapir)\n"
-"  --disable-cache      neither use nor fill the module cache\n"
+"  --disable-cache      neither use nor fill the module cache (the feature\n"
+"                       header and the trees' objects still come from theirs)\n"
+"  --no-objects-cache   compile the trees in the module instead of linking\n"
+"                       their objects prebuilt (also TAPIR_NO_OBJCACHE=1)\n"
 "  --clean-cache        empty the cache (then build FILE.c, if given)\n"
 "  --features           print the feature header for the kernel and exit\n"
 "  --hash               print the hash of the inputs and exit\n"
@@ -85,7 +88,7 @@ static int add_tree(struct cli *c, char *spec)
 }
 
 enum { OPT_TREE = 256, OPT_OBJECT, OPT_FDIR, OPT_FFILE, OPT_CACHE, OPT_NOCACHE,
-       OPT_CLEAN, OPT_FEATURES, OPT_HASH, OPT_REPORT };
+       OPT_NOOBJ, OPT_CLEAN, OPT_FEATURES, OPT_HASH, OPT_REPORT };
 
 static int parse(struct cli *c, int argc, char **argv)
 {
@@ -95,6 +98,7 @@ static int parse(struct cli *c, int argc, char **argv)
 		{ "features-file", 1, NULL, OPT_FFILE },
 		{ "cache-dir", 1, NULL, OPT_CACHE },
 		{ "disable-cache", 0, NULL, OPT_NOCACHE },
+		{ "no-objects-cache", 0, NULL, OPT_NOOBJ },
 		{ "clean-cache", 0, NULL, OPT_CLEAN },
 		{ "features", 0, NULL, OPT_FEATURES }, { "hash", 0, NULL, OPT_HASH },
 		{ "report", 0, NULL, OPT_REPORT }, { "help", 0, NULL, 'h' },
@@ -118,6 +122,7 @@ static int parse(struct cli *c, int argc, char **argv)
 		case OPT_FFILE: c->o.features_file = optarg; break;
 		case OPT_CACHE: c->o.cache_dir = optarg; break;
 		case OPT_NOCACHE: c->o.disable_cache = true; break;
+		case OPT_NOOBJ: c->o.no_objects_cache = true; break;
 		case OPT_CLEAN: c->clean = true; break;
 		case OPT_FEATURES: c->features = true; break;
 		case OPT_HASH: c->hash = true; break;
@@ -171,6 +176,14 @@ static void report(const struct build_result *res)
 		res->cache_hit ? "hit" : "miss",
 		res->features.cache_hit ? "hit" : "miss", res->nwarnings,
 		res->seconds, res->kbuild_seconds, res->features.seconds);
+	if (!res->objects)
+		return;		/* the module came from its cache */
+	fprintf(stderr, "objects: %s\nobjects-key: %s\nprebuilt: %d\n"
+		"per-module: %d\nobjects-seconds: %.3f\n", res->objects,
+		*res->objects_key ? res->objects_key : "-", res->nprebuilt,
+		res->nper_module, res->objects_seconds);
+	if (res->objects_why)
+		fprintf(stderr, "objects-why: %s\n", res->objects_why);
 }
 
 int main(int argc, char **argv)

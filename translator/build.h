@@ -17,6 +17,30 @@
  * --version, -D, -B, -m) is hashed with SHA-256; CACHE/modules/HASH/
  * NAME.ko is returned without running kbuild when it exists. Entries are
  * published with rename(), so a partial build is never found.
+ *
+ * The objects cache: the trees' objects do not depend on the generated C
+ * or on the module's name, so they are compiled once per key (the same
+ * inputs as the module's hash but the generated C and -m) by a kbuild run
+ * of their own, partially linked with the kernel's $(LD) -r into
+ * CACHE/objects/KEY/tapir-main-prebuilt.o, and every later module links
+ * that object beside tapir-main.o: its kbuild compiles only the generated
+ * C. A tree file whose object would hold the module's name (it, or a tree
+ * header it includes, uses KBUILD_MODNAME; or its object holds the name
+ * the objects build gave it, as pr_debug's does; or it exports symbols)
+ * is compiled in each module as before. The compiler's messages from the
+ * objects build are kept in the entry and replayed into each module's
+ * build.log (so -v and the warning count see them on a hit). Concurrent
+ * builds of one key wait on CACHE/objects/KEY.lock; entries are published
+ * with rename() and checked (SHA-256 of the object) on use. Whatever goes
+ * wrong on this path (a kbuild that differs, ld, a corrupt entry) falls
+ * back to compiling the trees in the module, except the trees' own
+ * compile errors, which are reported at their own file:line. When the
+ * module links only without the prebuilt object, CACHE/objects/
+ * KEY.unusable records it and later builds of that key compile in the
+ * module. The module cache and --disable-cache do not change any of this;
+ * build_opts.no_objects_cache or TAPIR_NO_OBJCACHE=1 (debugging,
+ * benchmarks) compile the trees in every module as before.
+ *
  * Cache folder: build_opts.cache_dir, else $TAPIR_CACHE, else
  * $XDG_CACHE_HOME/tapir, else ~/.cache/tapir.
  */
@@ -62,7 +86,10 @@ struct build_opts {
 	const char *tmp_parent;		/* NULL: $TMPDIR or /tmp */
 	bool disable_cache;		/* --disable-cache: neither read nor
 					 * write the module cache (the feature
-					 * header still comes from its own) */
+					 * header and the trees' objects still
+					 * come from theirs) */
+	bool no_objects_cache;		/* compile the trees in the module
+					 * (also TAPIR_NO_OBJCACHE=1) */
 	bool keep;			/* -k: keep the build folder, say where */
 	bool hash_only;			/* stop after computing the hash */
 	int jobs;			/* make -jN; 0: online CPUs */
@@ -80,6 +107,16 @@ struct build_result {
 	struct kernel_target kernel;	/* what -r resolved to */
 	struct kfeatures features;
 	bool cache_hit;			/* no kbuild ran for the module */
+	const char *objects;		/* the trees' objects: "hit", "built"
+					 * (this run), "off" (not asked for, no
+					 * trees), "fallback" (compiled in the
+					 * module: objects_why says why), or
+					 * NULL (no kbuild ran) */
+	char *objects_why;		/* why not prebuilt, or NULL */
+	char objects_key[SHA256_HEX_SIZE];	/* "" when off */
+	int nprebuilt;			/* tree objects linked prebuilt */
+	int nper_module;		/* tree objects compiled in the module */
+	double objects_seconds;		/* finding or building them */
 	int nwarnings;			/* compiler warnings in the build */
 	double seconds;			/* everything */
 	double kbuild_seconds;		/* the module's make run */
@@ -92,7 +129,8 @@ struct build_result {
 int build_module(const struct build_opts *o, struct build_result *res);
 void build_result_free(struct build_result *res);
 
-/* --clean-cache: remove every cached module and feature header. */
+/* --clean-cache: remove every cached module, feature header and
+ * objects entry. */
 int build_clean_cache(const char *cache_dir, FILE *err);
 
 /* Is NAME a usable module name ([A-Za-z_][A-Za-z0-9_]*, < 56 bytes)? */

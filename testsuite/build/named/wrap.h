@@ -1,0 +1,2 @@
+/* wrap.h - reaches tag.h through a path with "..". */
+#include "../named/tag.h"
