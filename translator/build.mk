@@ -11,7 +11,7 @@ tools_tapir_build_CPPFLAGS = $(translator_libtapir_a_CPPFLAGS)
 tools_tapir_build_CFLAGS = $(WARN_CFLAGS)
 tools_tapir_build_LDADD = translator/libtapir.a
 
-EXTRA_DIST += translator/build.mk testsuite/build
+EXTRA_DIST += translator/build.mk testsuite/build bench/build
 
 # make check-build: the build tier alone (skips without kernel headers).
 check-build: tools/tapir-build
