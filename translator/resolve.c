@@ -546,8 +546,11 @@ void resolve_expr(struct elab *e, struct expr *x)
 		record_write(e, sym, &x->loc);
 		break;
 	case E_CREMENT:
+		/* x++ whose value is used reads x (see resolve_effect) */
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);
+		if (sym)
+			sym->reads++;
 		break;
 	case E_TARGET:
 	case E_CAST:
@@ -580,6 +583,21 @@ void resolve_expr(struct elab *e, struct expr *x)
 /* ---- statements ---- */
 
 static void resolve_stmt(struct elab *e, struct stmt *st);
+
+/* An expression whose value is not used: x++ alone only writes x (as in
+ * SystemTap, where `n++` alone leaves n written but never read, so
+ * printed at exit, while `if (++n == 4)` reads it). */
+static void resolve_effect(struct elab *e, struct expr *x)
+{
+	struct symbol *sym;
+
+	if (x && x->kind == E_CREMENT) {
+		sym = lvalue(e, x->a, &x->loc);
+		record_write(e, sym, &x->loc);
+		return;
+	}
+	resolve_expr(e, x);
+}
 
 static void resolve_foreach(struct elab *e, struct stmt *st)
 {
@@ -642,6 +660,8 @@ static void resolve_stmt(struct elab *e, struct stmt *st)
 					   "continue");
 			break;
 		case S_EXPR:
+			resolve_effect(e, st->e);
+			break;
 		case S_RETURN:
 			resolve_expr(e, st->e);
 			break;
@@ -652,9 +672,9 @@ static void resolve_stmt(struct elab *e, struct stmt *st)
 			break;
 		case S_WHILE:
 		case S_FOR:
-			resolve_expr(e, st->init);
+			resolve_effect(e, st->init);
 			resolve_expr(e, st->e);
-			resolve_expr(e, st->incr);
+			resolve_effect(e, st->incr);
 			e->loop_depth++;
 			resolve_stmt(e, st->body);
 			e->loop_depth--;
