@@ -282,12 +282,14 @@ static struct val emit_ternary(struct body *b, struct expr *x)
 	return mkval(r, t, true);
 }
 
-/* The check before / and %: the divisor is an atom. */
+/* The check before / and %: the divisor is an atom. SystemTap names
+ * the operator of a / b, and the right-hand side's own token for x /= e. */
 static void div_check(struct body *b, const struct expr *x, const char *d,
 		      const char *opname)
 {
 	struct em *em = b->em;
-	const char *near = near_text(em, "operator", opname, &x->loc);
+	const char *near = opname ? near_text(em, "operator", opname, &x->loc) :
+			   expr_near(em, x->b);
 
 	out(b, "if (unlikely(%s == 0)) {", d);
 	out(b, "\tc->last_error = \"division by 0\";");
@@ -493,8 +495,7 @@ static struct val emit_assign(struct body *b, struct expr *x)
 		return mkval(dst, TYPE_STRING, false);
 	}
 	v = materialize(b, v);
-	r = arith(b, x, x->op, mkval(dst, TYPE_LONG, false), v,
-		  em_printf(em, "%s=", ast_op_name(x->op)));
+	r = arith(b, x, x->op, mkval(dst, TYPE_LONG, false), v, NULL);
 	out(b, "%s = %s;", dst, r.c);
 	return mkval(dst, TYPE_LONG, false);
 }
@@ -554,7 +555,6 @@ static void call_one(struct body *b, struct expr *x, struct fninfo *fi,
 
 		assign_to(b, dst, p->type, args[i]);
 	}
-	out(b, "c->last_stmt = %s;", c_string(em, callnear, strlen(callnear)));
 	out(b, "c->nesting++;");
 	out(b, "%s(c);", fi->cname);
 	out(b, "c->nesting--;");
@@ -746,7 +746,7 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 					 "be printed alone, with print()");
 				return;
 			}
-			emit_hist_print(b, a);
+			emit_hist_print(b, a, x);
 			if (ln)
 				out(b, "tp_print(c, \"\\n\");");
 			return;

@@ -369,7 +369,7 @@ struct val emit_index_assign(struct body *b, struct expr *x)
 		out(b, "%s = tp_map_get_long(&%s, %s);", old, g->cname, k);
 		v = materialize(b, v);
 		r = materialize(b, arith(b, x, op, mkval(old, TYPE_LONG, true), v,
-					 em_printf(em, "%s=", ast_op_name(op))));
+					 NULL));
 		overflow_check(b, g, em_printf(em, "tp_map_set_long(&%s, %s, %s)",
 					       g->cname, k, r.c));
 		return r;
@@ -548,13 +548,24 @@ struct val emit_bucket(struct body *b, struct expr *x)
 	return mkval(t, TYPE_LONG, true);
 }
 
-void emit_hist_print(struct body *b, struct expr *h)
+/* print(@hist_*(s)): the chart; an empty statistic is an error. */
+void emit_hist_print(struct body *b, struct expr *h, struct expr *call)
 {
-	struct gvar *g = em_global(b->em, h->a->ref);
+	struct em *em = b->em;
+	struct gvar *g = em_global(em, h->a->ref);
 	const char *cell = stat_cell_of(b, h->a);
+	const char *near = near_text(em, "identifier", call->str, &call->loc);
 
-	if (g)
-		out(b, "tp_print_hist(c, &%s, %s);", stat_desc(b->em, g), cell);
+	if (!g)
+		return;
+	out(b, "if (unlikely(%s->count == 0)) {", cell);
+	out(b, "\tc->last_error = \"empty aggregate\";");
+	out(b, "\tc->last_stmt = %s;", c_string(em, near, strlen(near)));
+	b->ind++;
+	err_jump(b);
+	b->ind--;
+	out(b, "}");
+	out(b, "tp_print_hist(c, &%s, %s);", stat_desc(em, g), cell);
 }
 
 /* ---- delete ---- */

@@ -75,6 +75,29 @@ const char *expr_first_near(struct em *em, const struct expr *x)
 	}
 }
 
+/* The token SystemTap keeps for an expression node itself: the operator
+ * of a binary expression, the name of a variable or call. */
+const char *expr_near(struct em *em, const struct expr *x)
+{
+	switch (x->kind) {
+	case E_BINARY:
+	case E_ASSIGN:
+	case E_CREMENT:
+		return near_text(em, "operator", x->kind == E_ASSIGN &&
+				 x->op != OP_ASSIGN && x->op != OP_AGG ?
+				 em_printf(em, "%s=", ast_op_name(x->op)) :
+				 ast_op_name(x->op), &x->loc);
+	case E_TERNARY:
+		return near_text(em, "operator", "?", &x->loc);
+	case E_IN:
+		return near_text(em, "keyword", NULL, &x->loc);
+	case E_BUCKET:
+		return near_text(em, "operator", "[", &x->loc);
+	default:
+		return expr_first_near(em, x);
+	}
+}
+
 /* The token of a statement: a block of one statement stands for it. */
 const char *stmt_near(struct em *em, const struct stmt *st)
 {

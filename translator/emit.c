@@ -544,6 +544,15 @@ static void embedded_blocks(struct em *em, FILE *o)
 			embedded_block(em, d, o);
 }
 
+/* "identifier 'f' at FILE:LINE:COL" of a function's name: what an error
+ * in it is "near" until a statement of it says otherwise. */
+static const char *decl_near(struct em *em, const struct function *fn)
+{
+	const char *n = near_text(em, "identifier", fn->name, &fn->decl->loc);
+
+	return c_string(em, n, strlen(n));
+}
+
 /* The body of an embedded-C function, with SystemTap's macros. */
 static void embedded_function(struct em *em, struct fninfo *fi, bool frame,
 			      FILE *o)
@@ -578,6 +587,7 @@ static void embedded_function(struct em *em, struct fninfo *fi, bool frame,
 	if (fi->uses_next)
 		fputs("#define STAP_NEXT do { l->__next = true; return; } "
 		      "while (0)\n", o);
+	fprintf(o, "\tc->last_stmt = %s;\n", decl_near(em, fn));
 	if (fi->type == TYPE_LONG)
 		fputs("\tl->__retvalue = 0;\n", o);
 	else if (str)
@@ -606,6 +616,7 @@ static void script_function(struct em *em, struct fninfo *fi, bool frame,
 	if (frame)
 		fprintf(o, "\tstruct %s_locals *l = &TPG_FRAMES(c)->fn[c->nesting "
 			"- 1].%s;\n\n", fi->cname, fi->cname);
+	fprintf(o, "\tc->last_stmt = %s;\n", decl_near(em, fn));
 	init_locals(b, o);
 	if (fi->type == TYPE_LONG)
 		fputs("\tl->__retvalue = 0;\n", o);
