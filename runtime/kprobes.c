@@ -82,6 +82,8 @@ int tp_kprobes_init(void)
 			kp->kind = KCORE_KRETPROBE;
 			kp->ret = p->kreturn ? p->kreturn : tp_kp_return;
 			kp->maxactive = p->maxactive;
+			kp->entry = p->kret_entry;
+			kp->data_size = p->data_size;
 		} else {
 			kp->kind = KCORE_KPROBE;
 			kp->entry = p->kentry ? p->kentry : tp_kp_entry;

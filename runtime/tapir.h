@@ -191,6 +191,13 @@ struct tp_probe {
 		      void *data);
 	void (*kreturn)(struct kcore_probe *kp, struct pt_regs *regs,
 			void *data);
+	/* .return only, optional: the kretprobe's entry handler (values
+	 * read at the function's entry, e.g. @entry() of DWARF probes) and
+	 * the size of the per-instance data it fills, which the return
+	 * handler sees as c->data. */
+	int (*kret_entry)(struct kcore_probe *kp, struct pt_regs *regs,
+			  void *data);
+	size_t data_size;
 };
 
 /* ---- The module, as the generated code describes it ---- */

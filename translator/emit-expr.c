@@ -905,6 +905,8 @@ struct val emit_expr(struct body *b, struct expr *x)
 
 			return mkval(target ? "0" : "1", TYPE_LONG, true);
 		}
+		if (x->op == AT_OP_ENTRY)
+			return emit_dwarf_entry(b, x);
 		em_error(em, &x->loc, "'@%s' cannot be translated yet",
 			 ast_atop_name(x->op));
 		return mkval("0", x->type == TYPE_STRING ? TYPE_STRING :
@@ -918,11 +920,7 @@ struct val emit_expr(struct body *b, struct expr *x)
 	case E_CAST:
 	case E_ATVAR:
 	case E_AUTOCAST:
-		em_error(em, &x->loc, "target variables (debuginfo) cannot be "
-			 "translated yet");
-		return mkval(x->type == TYPE_STRING ? "\"\"" : "0",
-			     x->type == TYPE_STRING ? TYPE_STRING : TYPE_LONG,
-			     true);
+		return emit_dwarf_target(b, x);
 	case E_WILD:
 	default:
 		em_error(em, &x->loc, "'*' cannot be used as a value");

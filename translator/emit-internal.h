@@ -210,4 +210,13 @@ const char *overflow_text(struct em *em, const struct symbol *sym);
 const char *stat_cell_of(struct body *b, struct expr *target);
 void emit_print_at_exit(struct body *b, struct gvar *g);
 
+/* emit-dwarf.c: DWARF probes and target variables */
+struct val emit_dwarf_target(struct body *b, struct expr *x);
+struct val emit_dwarf_entry(struct body *b, struct expr *x);
+void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
+			   FILE *o);
+void emit_dwarf_probe_fields(struct em *em, struct body *b,
+			     const struct dprobe *p, const char *handler,
+			     FILE *o);
+
 #endif

@@ -643,7 +643,7 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_NEVER";
 	if (strcmp(first, "timer") == 0)
 		return p->unit ? "TP_PROBE_TIMER" : "TP_PROBE_PROFILE";
-	if (p->symbol)
+	if (p->symbol || p->dwarf)
 		return "TP_PROBE_KPROBE";
 	return NULL;
 }
@@ -685,6 +685,7 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 {
 	struct body *b = po->b;
 
+	emit_dwarf_probe_code(em, b, po->handler, o);
 	fprintf(o, "/* probe %s at %s */\n", po->pp, po->location);
 	fprintf(o, "static void %s(struct tp_context *c)\n{\n", po->handler);
 	if (frame)
@@ -762,6 +763,7 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		if (p->point->optional || p->user->optional)
 			fputs("\t\t.optional = true,\n", o);
 	}
+	emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
 	fputs("\t},\n", o);
 }
 

@@ -24,7 +24,7 @@ translator_libtapir_a_SOURCES = \
 	translator/pp_core.c translator/pp_timer.c translator/pp_kprobe.c \
 	translator/pp_kernel.c \
 	translator/emit.c translator/emit.h translator/emit-internal.h \
-	translator/emit-expr.c translator/emit-stmt.c translator/emit-global.c
+	translator/emit-expr.c translator/emit-stmt.c translator/emit-global.c translator/emit-dwarf.c
 translator_libtapir_a_CPPFLAGS = -I$(top_srcdir)/translator -I$(top_builddir)/translator \
 	-DTAPIR_PKGDATADIR='"$(pkgdatadir)"' \
 	-DTAPIR_SRCDIR='"$(abs_top_srcdir)"' -DTAPIR_BUILDDIR='"$(abs_top_builddir)"'

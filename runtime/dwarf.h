@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dwarf.h - for the generated code of DWARF probes (kernel.function,
+ * module().function, kernel.statement): fault-tolerant reads and writes
+ * of kernel memory for $target variables and @cast, and the per-instance
+ * data of a return probe that reads values at the function's entry
+ * (parameters in .return, @entry()).
+ *
+ * The translator (translator/emit-dwarf.c) turns each access into
+ * straight-line C over the probe's saved registers (c->regs) and these
+ * helpers. A failed read raises SystemTap's catchable error
+ * "read fault [man error::fault] at 0xADDR".
+ */
+#ifndef TAPIR_RUNTIME_DWARF_H
+#define TAPIR_RUNTIME_DWARF_H
+
+#include <linux/uaccess.h>
+#include <linux/string.h>
+
+/* Copy n bytes of kernel memory at addr; 0, or -EFAULT when it faults
+ * (never oopses: a NULL or user address is refused). */
+static inline int tp_dw_read(void *dst, unsigned long addr, size_t n)
+{
+	return copy_from_kernel_nofault(dst, (const void *)addr, n) ? -EFAULT : 0;
+}
+
+/* Load a 1, 2, 4 or 8 byte integer at addr, zero-extended into *v. */
+static inline int tp_dw_load(u64 *v, unsigned long addr, unsigned int n)
+{
+	union { u8 b; u16 w; u32 d; u64 q; } u;
+
+	if (tp_dw_read(&u, addr, n))
+		return -EFAULT;
+	switch (n) {
+	case 1: *v = u.b; break;
+	case 2: *v = u.w; break;
+	case 4: *v = u.d; break;
+	default: *v = u.q; break;
+	}
+	return 0;
+}
+
+/* Store the low n bytes of v at addr (-g). */
+static inline int tp_dw_store(unsigned long addr, u64 v, unsigned int n)
+{
+	union { u8 b; u16 w; u32 d; u64 q; } u;
+
+	switch (n) {
+	case 1: u.b = (u8)v; break;
+	case 2: u.w = (u16)v; break;
+	case 4: u.d = (u32)v; break;
+	default: u.q = v; break;
+	}
+	return copy_to_kernel_nofault((void *)addr, &u, n) ? -EFAULT : 0;
+}
+
+/* One value read at a return probe's function entry, kept in the
+ * kretprobe's per-instance data (struct tp_probe.data_size). */
+struct tp_dw_slot {
+	s64 v;
+	unsigned long fault;	/* the address that faulted */
+	bool bad;		/* the read faulted: raise the error at return */
+};
+
+#endif /* TAPIR_RUNTIME_DWARF_H */
