@@ -333,7 +333,8 @@ static const char *extend(struct dgen *g, unsigned size, bool sign,
 /* The access a into dst (an s64 lvalue). castv: @cast's pointer value;
  * idx: the C values of the INDEX steps' expressions, in step order. */
 static bool gen_access(struct dgen *g, const struct dwarf_access *a,
-		       const char *dst, const char *castv, const char **idx)
+		       const char *dst, const char *castv, const char **idx,
+		       const char *store)
 {
 	bool obj = false, ok = false;
 	const char *v;
@@ -412,6 +413,41 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 				      idx[k++], (unsigned long long)s->stride);
 			break;
 		}
+	}
+	if (store) {
+		/* -g: the low 'size' bytes into memory or the saved register */
+		if (a->result != DWARF_RES_INT || a->size < 1 || a->size > 8 ||
+		    (a->size & (a->size - 1))) {
+			unsupported(g, "writes of anything but integers of 1, "
+				    "2, 4 or 8 bytes");
+			goto out;
+		}
+		if (obj) {
+			gline(g, "if (unlikely(tp_dw_store(__dwa, (u64)(%s), "
+			      "%u))) {", store, a->size);
+			gline(g, "	tp_error(c, \"write fault [man error::fault] "
+			      "at 0x%%lx\", (unsigned long)__dwa);");
+			gline(g, "	c->last_stmt = %s;", g->near);
+			g->b->ind++;
+			err_jump(g->b);
+			g->b->ind--;
+			gline(g, "}");
+		} else if (a->base.kind == DWARF_LOC_REG && !a->nsteps &&
+			   !a->cast) {
+			const char *r = reg(g, (uint64_t)a->base.reg);
+			unsigned long long mask = a->size == 8 ? ~0ULL :
+				(1ULL << (a->size * 8)) - 1;
+
+			if (!r)
+				goto out;
+			gline(g, "%s = (%s & ~0x%llxUL) | ((unsigned long)(%s) & "
+			      "0x%llxUL);", r, r, mask, store, mask);
+		} else {
+			unsupported(g, "writes to computed values");
+			goto out;
+		}
+		ok = true;
+		goto out;
 	}
 	switch (a->result) {
 	case DWARF_RES_ADDRESS:
@@ -502,8 +538,32 @@ static const char *access_near(struct em *em, const struct expr *x)
 	return c_string(em, n, strlen(n));
 }
 
+static struct val target(struct body *b, struct expr *x, const char *store);
+
 /* E_TARGET, E_CTXVAR, E_CAST, E_ATVAR, E_AUTOCAST: a read. */
 struct val emit_dwarf_target(struct body *b, struct expr *x)
+{
+	return target(b, x, NULL);
+}
+
+/* $target = value (-g; pass 2 allowed it). */
+struct val emit_dwarf_assign(struct body *b, struct expr *x)
+{
+	struct val v;
+
+	if (x->op != OP_ASSIGN) {
+		em_error(b->em, &x->loc, "cannot translate this write to '%s': "
+			 "only '=' to a target variable is supported yet",
+			 x->a->ref ? ((const struct dwarf_access *)
+				      x->a->ref)->text : "$?");
+		return mkval("0", TYPE_LONG, true);
+	}
+	v = materialize(b, emit_expr(b, x->b));
+	target(b, x->a, v.c);
+	return v;
+}
+
+static struct val target(struct body *b, struct expr *x, const char *store)
 {
 	struct em *em = b->em;
 	const struct dwarf_access *a = x->ref;
@@ -539,7 +599,7 @@ struct val emit_dwarf_target(struct body *b, struct expr *x)
 	g.text = a->text;
 	dst = tmp_new(b, TMP_LONG);
 
-	if (a->at_entry) {
+	if (a->at_entry && !store) {
 		struct dwprobe *d = dwprobe_of(b, true);
 		int k = d->nslots++;
 		const char *slot;
@@ -585,7 +645,7 @@ struct val emit_dwarf_target(struct body *b, struct expr *x)
 				idx[k++] = materialize(b, emit_expr(b,
 						a->steps[i].index)).c;
 	}
-	gen_access(&g, a, dst, castv, idx);
+	gen_access(&g, a, dst, castv, idx, store);
 	free(idx);
 	return mkval(dst, TYPE_LONG, true);
 }
@@ -682,7 +742,7 @@ void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
 			idx[nidx++] = em_printf(em, "%lldL", (long long)ix->num);
 		}
 		fprintf(o, "\ts[%d].bad = false;\n", k);
-		gen_access(&g, a, em_printf(em, "s[%d].v", k), NULL, idx);
+		gen_access(&g, a, em_printf(em, "s[%d].v", k), NULL, idx, NULL);
 		free(idx);
 		if (g.label_used)
 			fprintf(o, "slot_%d_done:;\n", k);

@@ -474,6 +474,9 @@ static struct val emit_assign(struct body *b, struct expr *x)
 	}
 	if (lhs->kind == E_INDEX)
 		return emit_index_assign(b, x);
+	if (lhs->kind == E_TARGET || lhs->kind == E_CAST ||
+	    lhs->kind == E_ATVAR)
+		return emit_dwarf_assign(b, x);
 	if (!is_scalar(lhs)) {
 		em_error(em, &lhs->loc, "assignment to this kind of "
 			 "expression cannot be translated yet");
@@ -508,6 +511,9 @@ static struct val emit_crement(struct body *b, struct expr *x)
 
 	if (lhs->kind == E_INDEX)
 		return emit_index_assign(b, x);
+	if (lhs->kind == E_TARGET || lhs->kind == E_CAST ||
+	    lhs->kind == E_ATVAR)
+		return emit_dwarf_assign(b, x);
 	if (!is_scalar(lhs)) {
 		em_error(b->em, &lhs->loc, "'%s' on this kind of expression "
 			 "cannot be translated yet", ast_op_name(x->op));
