@@ -8,7 +8,10 @@
  * tapir_module.locals_size bytes of generated frames. Handlers never use
  * the kernel stack for script data.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* Messages name the module themselves (THIS_MODULE->name) rather than
+ * through pr_fmt and the build's module-name macro, so that this object
+ * does not depend on the module's name and is built once for every
+ * module (pass 4's objects cache). */
 
 #include <linux/delay.h>
 #include <linux/kernel.h>
@@ -41,8 +44,8 @@ int tp_contexts_alloc(size_t locals_size)
 
 		c = kvzalloc_node(size, GFP_KERNEL, cpu_to_node(cpu));
 		if (!c) {
-			pr_err("no memory for the probe contexts (%zu bytes per CPU)\n",
-			       size);
+			pr_err("%s: no memory for the probe contexts (%zu bytes per CPU)\n",
+			       THIS_MODULE->name, size);
 			tp_contexts_free();
 			return -ENOMEM;
 		}

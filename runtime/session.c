@@ -20,7 +20,10 @@
  * These are SystemTap's semantics (stapprobes(3stap), BEGIN/END/ERROR:
  * "In the case of an error-triggered shutdown, end probes are not run").
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* Messages name the module themselves (THIS_MODULE->name) rather than
+ * through pr_fmt and the build's module-name macro, so that this object
+ * does not depend on the module's name and is built once for every
+ * module (pass 4's objects cache). */
 
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -231,13 +234,15 @@ static int __init tp_module_init(void)
 	if (tapir_module.init_globals) {
 		rc = tapir_module.init_globals();
 		if (rc) {
-			pr_err("cannot initialize the script's globals (%d)\n", rc);
+			pr_err("%s: cannot initialize the script's globals (%d)\n",
+			       THIS_MODULE->name, rc);
 			goto fail;
 		}
 	}
 	rc = tp_transport_init(module_name(THIS_MODULE));
 	if (rc) {
-		pr_err("cannot set up the transport (%d)\n", rc);
+		pr_err("%s: cannot set up the transport (%d)\n",
+		       THIS_MODULE->name, rc);
 		goto fail_globals;
 	}
 	atomic_set(&tp_state, TP_STATE_STARTING);

@@ -28,7 +28,10 @@
  * Wakeups of the loader go through irq_work: a probe may run where a
  * wake_up() would deadlock (inside the scheduler, in NMI).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* Messages name the module themselves (THIS_MODULE->name) rather than
+ * through pr_fmt and the build's module-name macro, so that this object
+ * does not depend on the module's name and is built once for every
+ * module (pass 4's objects cache). */
 
 #include <linux/atomic.h>
 #include <linux/cpu.h>
@@ -743,8 +746,8 @@ int tp_transport_init(const char *module_name)
 	if (rc)
 		rc = tp_files_create(false);
 	if (rc) {
-		pr_err("cannot create the transport files %s in debugfs or procfs\n",
-		       tp.dirname);
+		pr_err("%s: cannot create the transport files %s in debugfs or procfs\n",
+		       THIS_MODULE->name, tp.dirname);
 		tp_rings_free();
 		goto fail;
 	}
