@@ -3,9 +3,14 @@
 # NAME.status of the run tier from SystemTap 4.8, running its modules in
 # the same qemu guest that the tier uses for Tapir.
 #
-# usage: testsuite/run/oracle.sh [-k] [NAME...]     (default: every case
-#        except those in hand-written.txt; NAME or NAME.stp)
+# usage: testsuite/run/oracle.sh [-k] [--cases=DIR] [NAME...]
+#        (default: every case except those in hand-written.txt; NAME or
+#        NAME.stp)
 #   -k   keep going: do not stop at a build failure
+#   --cases=DIR  the cases of another folder with the same conventions
+#        (e.g. ../dwarf-run); its tier.sh, when present, is used as
+#        run-tier uses it: stap gets -r TIER_TREE when tier_setup sets it,
+#        and the guest VMEXTRA's arguments
 #
 # env: ORACLE_DIR    work folder (default /tmp/tapir-oracle): the patched
 #                    runtime copy, the kbuild tree, the modules, the results
@@ -45,9 +50,15 @@
 # Read the git diff of the expected files before committing them.
 set -u
 
+start=$PWD
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
+self=$here/$(basename "$0")	# "$0" may be relative to another folder
 cd "$here" || exit 2
 . ./common.sh
+if [ -n "${RUN_TIER_CASES:-}" ]; then	# --cases=DIR, for the builds
+	here=$RUN_TIER_CASES
+	cd "$here" || exit 2
+fi
 
 ORACLE_DIR=${ORACLE_DIR:-/tmp/tapir-oracle}
 STAP_RELEASE=${STAP_RELEASE:-6.1.0-57-cloud-amd64}
@@ -67,6 +78,7 @@ if [ "${1:-}" = --build ]; then
 	if grep -qE '(symname|symdata|probefunc|backtrace)[[:space:]]*\(' "$n.stp"; then
 		kb=$O/kbuild-ksyms x=(-d kernel)
 	fi
+	[ -n "${TIER_TREE:-}" ] && kb=$TIER_TREE
 	if stap -R "$O/runtime" -r "$kb" "${x[@]}" -p4 -m "$m" "${TOPTS[@]}" "$n.stp" "${ARGS[@]}" \
 			>stap.out 2>stap.err && [ -f "$m.ko" ]; then
 		mv "$m.ko" "$O/ko/$m.ko"
@@ -84,6 +96,10 @@ names=()
 for a in "$@"; do
 	case $a in
 	-k) keep_going=1 ;;
+	--cases=*)
+		here=$(cd "$start" && cd "${a#--cases=}" && pwd) || exit 2
+		cd "$here" || exit 2
+		export RUN_TIER_CASES=$here ;;
 	*) a=${a%.stp}; a=${a##*/}
 	   [ -f "$a.stp" ] || { echo "oracle.sh: no case $a.stp" >&2; exit 2; }
 	   names+=("$a") ;;
@@ -141,11 +157,19 @@ if [ ! -e "$O/kbuild-ksyms/vmlinux" ]; then
 	ln -s "$vmlinux" "$O/kbuild-ksyms/vmlinux" || exit 2
 fi
 
+# the case folder's own setup (see run-tier)
+VMEXTRA=() TIER_TREE= TIER_WHY=
+if [ -f tier.sh ]; then
+	. ./tier.sh
+	tier_setup "$O" "$STAP_RELEASE" stap || { echo "oracle.sh: $TIER_WHY" >&2; exit 2; }
+	export TIER_TREE
+fi
+
 # 3. build
 mkdir -p "$O/ko" "$O/build"
 t0=$(date +%s)
 for n in "${names[@]}"; do rm -f "$O/ko/$(modname "$n").ko"; done
-printf '%s\n' "${names[@]}" | xargs -P "$JOBS" -n 1 "$0" --build
+printf '%s\n' "${names[@]}" | xargs -P "$JOBS" -n 1 "$self" --build
 built=()
 for n in "${names[@]}"; do
 	if [ -f "$O/ko/$(modname "$n").ko" ]; then
@@ -165,6 +189,7 @@ vmfiles=(--file /usr/bin/staprun:/usr/bin/staprun
 for l in $(ldd /usr/bin/staprun /usr/lib/systemtap/stapio | awk '/=>/ { print $3 }' | sort -u); do
 	vmfiles+=(--file "$(readlink -f "$l"):$l")
 done
+vmfiles+=("${VMEXTRA[@]}")
 
 status=0
 i=0
