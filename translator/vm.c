@@ -691,7 +691,17 @@ static void qemu_argv(struct run *r, struct argv *a)
 	arg(a, strdup("-no-user-config"));
 	arg(a, strdup("-no-reboot"));
 	args(a, "-display", strdup("none"));
-	args(a, "-accel", strdup(accel));
+	/*
+	 * Software emulation runs the vCPUs on one host thread. With one
+	 * thread per vCPU (qemu 7.2's default), a guest that rewrites code
+	 * another vCPU is executing crashes: disarming an ftrace-based
+	 * kprobe (text_poke_bp) while the other vCPU calls the function
+	 * jumps to address 0, with a bare 30-line kprobe module too.
+	 */
+	if (!strcmp(accel, "tcg"))
+		args(a, "-accel", strdup("tcg,thread=single"));
+	else
+		args(a, "-accel", strdup(accel));
 	if (!strcmp(accel, "kvm"))
 		args(a, "-cpu", strdup("host"));
 	args(a, "-m", xasprintf("%d", job->mem_mb > 0 ? job->mem_mb : DEFAULT_MEM_MB));
