@@ -61,6 +61,8 @@ struct elab {
 	struct loc last_error;		/* where the last error was */
 	bool changed;			/* type inference made progress */
 	bool final;			/* last round: report what stays unknown */
+	int dead;			/* > 0: code dropped before types */
+	int untaken;			/* > 0: in a branch if (N) never takes */
 };
 
 /* tapset.c */

@@ -31,6 +31,7 @@ struct symbol {
 	int64_t size;			/* global a[N] */
 	bool wrap;
 	unsigned reads, writes;
+	unsigned dead_reads, dead_writes;	/* of those, in if (0) code */
 	bool print_at_exit;		/* a global written but never read */
 	const struct expr *hist;	/* the histogram it is used with */
 	struct symbol *next;

@@ -91,6 +91,16 @@ static bool prune(struct elab *e, struct stmt *st)
 		st->e = NULL;
 		return false;
 	case S_IF:
+		if (st->e && st->e->kind == E_NUM) {
+			/* only the branch taken stays (see resolve_if()) */
+			struct stmt *taken = st->e->num ? st->body : st->else_body;
+
+			st->kind = taken ? S_BLOCK : S_NULL;
+			st->body = taken;
+			st->else_body = NULL;
+			st->e = NULL;
+			return prune(e, taken);
+		}
 		live = prune(e, st->body);
 		live |= prune(e, st->else_body);
 		return live || has_effect(st->e);
@@ -98,10 +108,32 @@ static bool prune(struct elab *e, struct stmt *st)
 		live = prune(e, st->body);
 		prune(e, st->else_body);
 		return live;
+	case S_WHILE:
+	case S_FOR:
+		/* a loop that does nothing goes, as in SystemTap, even one
+		 * that would never end (`while (j < 5);`) */
+		if (prune(e, st->body) || has_effect(st->e) ||
+		    has_effect(st->init) || has_effect(st->incr))
+			return true;
+		st->kind = S_NULL;
+		st->body = NULL;
+		st->e = st->init = st->incr = NULL;
+		return false;
 	default:
 		if (st->body)
 			prune(e, st->body);
 		return true;
+	}
+}
+
+/* Locals only named in code pass 2 dropped: as if never declared. */
+static void drop_unused_locals(struct symbol **lp)
+{
+	while (*lp) {
+		if ((*lp)->reads || (*lp)->writes)
+			lp = &(*lp)->next;
+		else
+			*lp = (*lp)->next;
 	}
 }
 
@@ -114,11 +146,16 @@ void optimize_program(struct elab *e)
 	const struct probe_point *warned = NULL;
 
 	for (struct symbol *g = prog->globals; g; g = g->next)
-		if (g->writes > (g->decl->init ? 1u : 0u) && !g->reads &&
+		if (g->writes - g->dead_writes > (g->decl->init ? 1u : 0u) &&
+		    g->reads == g->dead_reads &&
 		    !g->decl->loc.file->privileged)
 			g->print_at_exit = true;
 	if (e->s->keep_unused)
 		return;
+	for (struct dprobe *p = prog->probes; p; p = p->next)
+		drop_unused_locals(&p->locals);
+	for (struct function *fn = prog->functions; fn; fn = fn->next)
+		drop_unused_locals(&fn->locals);
 	while (*fp) {
 		struct function *fn = *fp;
 

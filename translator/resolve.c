@@ -305,12 +305,25 @@ static struct symbol *resolve_name(struct elab *e, const char *name,
 	return new_local(e, name, l);
 }
 
+/* A use that counts toward printing at exit and eliding: none in code
+ * that pass 2 drops (e->dead), as SystemTap drops it before counting. */
+static void note_read(struct elab *e, struct symbol *sym)
+{
+	if (sym && !e->dead) {
+		sym->reads++;
+		if (e->untaken)
+			sym->dead_reads++;
+	}
+}
+
 static void record_write(struct elab *e, struct symbol *sym,
 			 const struct loc *l)
 {
-	if (!sym)
+	if (!sym || e->dead)
 		return;
 	sym->writes++;
+	if (e->untaken)
+		sym->dead_writes++;
 	if (sym->global) {
 		for (int i = 0; i < e->niterating; i++)
 			if (strcmp(e->iterating[i], sym->name) == 0)
@@ -454,8 +467,11 @@ static struct symbol *lvalue(struct elab *e, struct expr *x,
 	case E_INDEX:
 		resolve_expr(e, x);
 		/* being stored to is not being read */
-		if (x->ref)
+		if (x->ref && !e->dead) {
 			((struct symbol *)x->ref)->reads--;
+			if (e->untaken)
+				((struct symbol *)x->ref)->dead_reads--;
+		}
 		return x->ref;
 	case E_TARGET:
 	case E_CAST:
@@ -526,16 +542,14 @@ void resolve_expr(struct elab *e, struct expr *x)
 		break;
 	case E_VAR:
 		x->ref = sym = resolve_name(e, x->str, &x->loc, 0);
-		if (sym)
-			sym->reads++;
+		note_read(e, sym);
 		break;
 	case E_INDEX:
 	case E_IN:
 		for (struct expr *a = x->args; a; a = a->next, n++)
 			resolve_expr(e, a);
 		x->ref = sym = resolve_name(e, x->str, &x->loc, n);
-		if (sym)
-			sym->reads++;
+		note_read(e, sym);
 		break;
 	case E_CALL:
 		call_function(e, x);
@@ -549,8 +563,7 @@ void resolve_expr(struct elab *e, struct expr *x)
 		/* x++ whose value is used reads x (see resolve_effect) */
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);
-		if (sym)
-			sym->reads++;
+		note_read(e, sym);
 		break;
 	case E_TARGET:
 	case E_CAST:
@@ -584,12 +597,73 @@ void resolve_expr(struct elab *e, struct expr *x)
 
 static void resolve_stmt(struct elab *e, struct stmt *st);
 
+/*
+ * `if (N)` with a literal N: the branch never taken is resolved and typed
+ * like any code, but its uses are also counted apart: SystemTap drops it
+ * before deciding which globals are written and never read (printed at
+ * exit); optimize.c drops it too.
+ */
+static void resolve_if(struct elab *e, struct stmt *st)
+{
+	struct stmt *live, *dead;
+
+	resolve_expr(e, st->e);
+	if (!st->e || st->e->kind != E_NUM) {
+		resolve_stmt(e, st->body);
+		resolve_stmt(e, st->else_body);
+		return;
+	}
+	live = st->e->num ? st->body : st->else_body;
+	dead = st->e->num ? st->else_body : st->body;
+	resolve_stmt(e, live);
+	e->untaken++;
+	resolve_stmt(e, dead);
+	e->untaken--;
+}
+
 /* An expression whose value is not used: x++ alone only writes x (as in
  * SystemTap, where `n++` alone leaves n written but never read, so
  * printed at exit, while `if (++n == 4)` reads it). */
+static bool plainly_pure(const struct expr *x)
+{
+	if (!x)
+		return true;
+	switch (x->kind) {
+	case E_CALL:
+	case E_ASSIGN:
+	case E_CREMENT:
+	case E_EMBEDDED:
+	case E_TARGET:
+	case E_CAST:
+	case E_ATVAR:
+	case E_AUTOCAST:
+	case E_CTXVAR:
+	case E_AT:
+	case E_STAT:
+	case E_HIST:
+	case E_BUCKET:
+		return false;
+	default:
+		break;
+	}
+	for (const struct expr *a = x->args; a; a = a->next)
+		if (!plainly_pure(a))
+			return false;
+	return plainly_pure(x->a) && plainly_pure(x->b) && plainly_pure(x->c);
+}
+
 static void resolve_effect(struct elab *e, struct expr *x)
 {
 	struct symbol *sym;
+
+	/* `x;` or `a[1] + 2;` alone: pass 2 drops it (with a warning, see
+	 * optimize.c) before counting uses and inferring types */
+	if (x && plainly_pure(x)) {
+		e->dead++;
+		resolve_expr(e, x);
+		e->dead--;
+		return;
+	}
 
 	if (x && x->kind == E_CREMENT) {
 		sym = lvalue(e, x->a, &x->loc);
@@ -612,8 +686,7 @@ static void resolve_foreach(struct elab *e, struct stmt *st)
 			resolve_expr(e, a);
 		arr->ref = sym = resolve_name(e, arr->str, &arr->loc,
 					      fe->nkeys);
-		if (sym)
-			sym->reads++;
+		note_read(e, sym);
 	}
 	for (struct expr *k = fe->keys; k; k = k->next) {
 		k->ref = sym = resolve_name(e, k->str, &k->loc, 0);
@@ -666,9 +739,7 @@ static void resolve_stmt(struct elab *e, struct stmt *st)
 			resolve_expr(e, st->e);
 			break;
 		case S_IF:
-			resolve_expr(e, st->e);
-			resolve_stmt(e, st->body);
-			resolve_stmt(e, st->else_body);
+			resolve_if(e, st);
 			break;
 		case S_WHILE:
 		case S_FOR:
