@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include "kconfig.h"
+#include "kfeature.h"
 #include "session.h"
 #include "xalloc.h"
 
@@ -15,22 +16,6 @@ static int is_dir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static char *read_first_line(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char buf[256];
-
-	if (!f)
-		return NULL;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\r\n")] = '\0';
-	return buf[0] ? xstrdup(buf) : NULL;
 }
 
 struct entry {
@@ -114,11 +99,8 @@ struct kconfig *kconfig_get(struct session *s)
 	uname(&u);
 	if (s->target && strchr(s->target, '/')) {
 		/* -r BUILDDIR */
-		char *rel = xasprintf("%s%s", s->target, "/include/config/kernel.release");
-
 		k->build_dir = xstrdup(s->target);
-		k->release = read_first_line(rel);
-		free(rel);
+		k->release = kernel_tree_release(s->target);
 		if (!k->release) {
 			const char *base = strrchr(s->target, '/');
 

@@ -277,7 +277,7 @@ static char *uts_release(const char *dir)
  * the modules' vermagic says; Debian's include/config/kernel.release
  * holds the upstream version instead).
  */
-static char *tree_release(const char *dir)
+char *kernel_tree_release(const char *dir)
 {
 	char *rel = uts_release(dir), *p;
 
@@ -368,7 +368,7 @@ int kernel_target_resolve(const char *spec, struct kernel_target *t, FILE *err)
 	free(mk);
 	free(dir);
 	t->build_dir = real;
-	t->release = tree_release(real);
+	t->release = kernel_tree_release(real);
 	if (!t->release)
 		t->release = xstrdup(strchr(spec, '/') ? "unknown" : spec);
 	t->identity = make_identity(t);

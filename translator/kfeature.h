@@ -39,6 +39,13 @@ struct kernel_target {
 int kernel_target_resolve(const char *spec, struct kernel_target *t, FILE *err);
 void kernel_target_free(struct kernel_target *t);
 
+/*
+ * The release the kbuild tree at dir was configured for (malloc'd), or
+ * NULL: its utsrelease.h's UTS_RELEASE (what modules' vermagic carries),
+ * else include/config/kernel.release (on Debian the upstream version).
+ */
+char *kernel_tree_release(const char *dir);
+
 /* One kbuild run: make -C build_dir M=dir [-k] -jN [V=1] VARS... GOALS... */
 struct kbuild_run {
 	const char *build_dir;
