@@ -206,6 +206,16 @@ void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 	tp_print_commit(c, n, tp_hist_again, &a);
 }
 
+/* sprint(@hist_*(s)): the chart, cut at MAXSTRINGLEN - 1 bytes as stap's;
+ * the caller has checked that it is not empty */
+void tp_sprint_hist(char *dst, const struct tp_stat_desc *d,
+		    const struct tp_stat_cell *cell)
+{
+	long n = tp_hist_print(d, cell, dst, MAXSTRINGLEN - 1);
+
+	dst[n < 0 ? 0 : min_t(long, n, MAXSTRINGLEN - 1)] = '\0';
+}
+
 /* ---- strings ---- */
 
 void tp_str_copy(char *dst, const char *src)

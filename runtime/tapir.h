@@ -228,6 +228,8 @@ __printf(2, 3) void tp_kprintf(struct tp_context *c, const char *fmt, ...);
  * the runtime error "empty aggregate", as stap 4.8 does. */
 void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 		   const struct tp_stat_cell *cell);
+void tp_sprint_hist(char *dst, const struct tp_stat_desc *d,
+		    const struct tp_stat_cell *cell);
 /* Send this CPU's buffer to the transport now (log(), handler end). */
 void tp_print_flush(struct tp_context *c);
 

@@ -744,17 +744,16 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 		print_formatted(b, f->str, f->len, v, n, dst);
 		return;
 	}
-	/* print(@hist_*(s)): the chart */
+	/* print(@hist_*(s)): the chart; sprint() gives it as a string */
 	for (struct expr *a = list; a; a = a->next)
 		if (a->kind == E_HIST) {
-			if (dst || a != list || a->next) {
+			if (a != list || a->next) {
 				em_error(em, &a->loc, "a histogram can only "
 					 "be printed alone, with print()");
 				return;
 			}
-			emit_hist_print(b, a, x);
-			if (ln)
-				out(b, "tp_print(c, \"\\n\");");
+			/* println() adds no newline to it in stap 4.8 */
+			emit_hist_print(b, a, x, dst);
 			return;
 		}
 	if (delim) {

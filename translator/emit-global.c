@@ -549,7 +549,8 @@ struct val emit_bucket(struct body *b, struct expr *x)
 }
 
 /* print(@hist_*(s)): the chart; an empty statistic is an error. */
-void emit_hist_print(struct body *b, struct expr *h, struct expr *call)
+void emit_hist_print(struct body *b, struct expr *h, struct expr *call,
+		     const char *dst)
 {
 	struct em *em = b->em;
 	struct gvar *g = em_global(em, h->a->ref);
@@ -565,7 +566,10 @@ void emit_hist_print(struct body *b, struct expr *h, struct expr *call)
 	err_jump(b);
 	b->ind--;
 	out(b, "}");
-	out(b, "tp_print_hist(c, &%s, %s);", stat_desc(em, g), cell);
+	if (dst)
+		out(b, "tp_sprint_hist(%s, &%s, %s);", dst, stat_desc(em, g), cell);
+	else
+		out(b, "tp_print_hist(c, &%s, %s);", stat_desc(em, g), cell);
 }
 
 /* ---- delete ---- */

@@ -205,7 +205,9 @@ struct val emit_in(struct body *b, struct expr *x);
 void emit_agg_add(struct body *b, struct expr *target, struct val v);
 void emit_delete(struct body *b, struct stmt *st);
 void emit_foreach(struct body *b, struct stmt *st);
-void emit_hist_print(struct body *b, struct expr *h, struct expr *call);
+/* print(@hist_*(s)), or with dst (a string buffer) sprint()'s */
+void emit_hist_print(struct body *b, struct expr *h, struct expr *call,
+		     const char *dst);
 const char *overflow_text(struct em *em, const struct symbol *sym);
 const char *stat_cell_of(struct body *b, struct expr *target);
 void emit_print_at_exit(struct body *b, struct gvar *g);
