@@ -706,6 +706,9 @@ static const char *agg_name(struct em *em, int agg, const struct loc *l)
 	case STAT_MIN: return "TP_AGG_MIN";
 	case STAT_MAX: return "TP_AGG_MAX";
 	case STAT_AVG: return "TP_AGG_AVG";
+	/* stap 4.8 accepts @variance here but orders by @count
+	 * (testsuite/run/foreach-sort-variance): same order as stap */
+	case STAT_VARIANCE: return "TP_AGG_COUNT";
 	default:
 		em_error(em, l, "foreach cannot sort on @%s",
 			 ast_statop_name(agg));
