@@ -912,6 +912,10 @@ struct val emit_expr(struct body *b, struct expr *x)
 		}
 		if (x->op == AT_OP_ENTRY)
 			return emit_dwarf_entry(b, x);
+		if (x->op == AT_OP_CONST)	/* -g: a C constant, as is */
+			return mkval(em_printf(em, "((s64)(%.*s))",
+					       (int)x->args->len, x->args->str),
+				     TYPE_LONG, true);
 		em_error(em, &x->loc, "'@%s' cannot be translated yet",
 			 ast_atop_name(x->op));
 		return mkval("0", x->type == TYPE_STRING ? TYPE_STRING :
