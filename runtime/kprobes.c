@@ -75,6 +75,7 @@ int tp_kprobes_init(void)
 		kp->symbol = p->symbol;
 		kp->module = p->module;
 		kp->offset = p->offset;
+		kp->addr = p->address;
 		kp->flags = p->optional ? KCORE_OPTIONAL : 0;
 		kp->name = p->pp;
 		kp->owner = (void *)p;

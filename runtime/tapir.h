@@ -180,6 +180,7 @@ struct tp_probe {
 	const char *symbol;
 	const char *module;		/* NULL: the kernel */
 	unsigned long offset;
+	unsigned long address;		/* .absolute (-g): symbol is NULL */
 	bool is_return;
 	int maxactive;			/* 0: default (KRETACTIVE) */
 	bool optional;			/* `?`: failure to place is silent */

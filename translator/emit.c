@@ -643,7 +643,7 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_NEVER";
 	if (strcmp(first, "timer") == 0)
 		return p->unit ? "TP_PROBE_TIMER" : "TP_PROBE_PROFILE";
-	if (p->symbol || p->dwarf)
+	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
 }
@@ -760,6 +760,12 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		if (p->maxactive > 0)
 			fprintf(o, "\t\t.maxactive = %lld,\n",
 				(long long)p->maxactive);
+		if (p->point->optional || p->user->optional)
+			fputs("\t\t.optional = true,\n", o);
+	}
+	if (p->address) {
+		fprintf(o, "\t\t.address = 0x%llxUL,\n",
+			(unsigned long long)p->address);
 		if (p->point->optional || p->user->optional)
 			fputs("\t\t.optional = true,\n", o);
 	}
@@ -1007,11 +1013,6 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		if (!po->kind) {
 			em_error(&em, &p->user->loc, "probe point '%s' cannot be "
 				 "translated yet", p->name);
-			continue;
-		}
-		if (p->address) {
-			em_error(&em, &p->user->loc, "probes on absolute "
-				 "addresses are not supported yet");
 			continue;
 		}
 		emit_probe_body(&em, po, id);

@@ -1,5 +1,6 @@
 /* pp_kprobe.c - kprobe.function/module/statement: symbols, no debuginfo. */
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "provider.h"
@@ -129,6 +130,7 @@ int absolute_address(struct elab *e, const struct probe_point *pp,
 		     const struct dprobe *tmpl)
 {
 	struct dprobe *p;
+	char name[64];
 
 	if (!e->s->guru) {
 		elab_error(e, &pp->loc, "%s.statement().absolute needs -g "
@@ -137,6 +139,10 @@ int absolute_address(struct elab *e, const struct probe_point *pp,
 	}
 	p = probe_emit(e, tmpl, pp);
 	p->address = (uint64_t)pp_arg(pp, 1)->num;
+	/* named as stap names it, the address in hex */
+	snprintf(name, sizeof(name), "%s.statement(0x%llx).absolute",
+		 pp->comps->name, (unsigned long long)p->address);
+	p->name = arena_strdup(&e->s->arena, name);
 	return 1;
 }
 
