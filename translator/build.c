@@ -501,11 +501,13 @@ static bool cache_lookup(struct build *b)
 	char *ko = xasprintf("%s/%s.ko", entry, b->res->module_name);
 	struct stat st;
 
-	free(entry);
 	if (stat(ko, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		build_cache_touch(entry);	/* used now: trimmed last */
+		free(entry);
 		b->res->ko = ko;
 		return true;
 	}
+	free(entry);
 	free(ko);
 	return false;
 }
@@ -543,7 +545,7 @@ out:
 
 int build_clean_cache(const char *cache_dir, FILE *err)
 {
-	char *dir = cache_dir ? xstrdup(cache_dir) : tapir_cache_dir();
+	char *dir = cache_dir ? xstrdup(cache_dir) : tapir_cache_dir(), *stamp;
 	const char *sub[] = { "modules", "features", "objects" };
 	int r = 0;
 	size_t i;
@@ -559,6 +561,9 @@ int build_clean_cache(const char *cache_dir, FILE *err)
 		}
 		free(p);
 	}
+	stamp = xasprintf("%s/.last-trim", dir);
+	unlink(stamp);
+	free(stamp);
 	free(dir);
 	return r;
 }
@@ -1177,6 +1182,7 @@ static int objects_use_entry(struct build *b, const char *entry)
 	objects_clear(oc);
 	if (!text)
 		return -1;
+	build_cache_touch(entry);
 	line = strtok_r(text, "\n", &save);
 	ok = line && !strcmp(line, OBJECTS_VERSION);
 	while (ok && (line = strtok_r(NULL, "\n", &save))) {
@@ -1788,6 +1794,8 @@ static int build_miss(struct build *b)
 	built = b->res->ko;
 	b->res->ko = NULL;
 	cached = b->use_cache && cache_store(b, built) == 0 && cache_lookup(b);
+	if (cached)
+		build_cache_trim(b->cache_dir, false, b->err);
 	if (!dir && !cached)
 		dir = ".";
 	if (dir)

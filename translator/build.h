@@ -43,6 +43,13 @@
  *
  * Cache folder: build_opts.cache_dir, else $TAPIR_CACHE, else
  * $XDG_CACHE_HOME/tapir, else ~/.cache/tapir.
+ *
+ * Size: a hit marks its entry used (its folder's time); after a build
+ * stores a module, at most every CACHE/cache_clean_interval_s seconds
+ * (default 300), the least recently used entries of modules/ and
+ * objects/ are removed until both hold at most CACHE/cache_mb_limit
+ * megabytes (default 256), SystemTap's two settings; entries used in the
+ * last minute are kept (translator/cache-trim.c).
  */
 #ifndef TAPIR_BUILD_H
 #define TAPIR_BUILD_H
@@ -128,6 +135,13 @@ struct build_result {
  */
 int build_module(const struct build_opts *o, struct build_result *res);
 void build_result_free(struct build_result *res);
+
+/* Mark a cache entry (folder) used now. */
+void build_cache_touch(const char *entry);
+/* Trim the cache as described above (force: whatever the interval);
+ * returns the number of entries removed. Warnings go to err (may be
+ * NULL). */
+int build_cache_trim(const char *cache_dir, bool force, FILE *err);
 
 /* --clean-cache: remove every cached module, feature header and
  * objects entry. */

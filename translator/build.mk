@@ -2,6 +2,7 @@
 # target kernel and its feature tests) in libtapir.a, and the tapir-build
 # test tool. Included by the top-level Makefile.am after sources.mk.
 translator_libtapir_a_SOURCES += translator/build.c translator/build.h \
+	translator/cache-trim.c \
 	translator/kfeature.c translator/kfeature.h \
 	translator/sha256.c translator/sha256.h
 
