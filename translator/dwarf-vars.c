@@ -1090,7 +1090,9 @@ skip:
 }
 
 /* @cast(ptr, "type"[, "module"]) with its chain: the base is the OBJECT
- * at ptr's value. */
+ * at ptr's value. Without a module, the type is the probe's module's in
+ * a module's DWARF probe (and only that module's, as in stap), else the
+ * kernel's. */
 struct dwarf_access *cast(struct vctx *v, struct expr *x)
 {
 	struct dwarf_access *a = ANEW(&v->s->arena, struct dwarf_access);
@@ -1101,6 +1103,8 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 
 	if (mod && (strncmp(mod, "kernel", 6) == 0 && (!mod[6] || mod[6] == '<')))
 		mod = NULL;
+	else if (!mod && v->site && strcmp(v->site->module, "kernel") != 0)
+		mod = v->site->module;
 	u = dwarf_unit_for(v->s, mod);
 	if (!u) {
 		verr(v, &x->loc, "@cast type '%s' needs debuginfo for '%s': "
