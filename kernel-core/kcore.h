@@ -59,6 +59,10 @@
 					 * without a warning */
 #define KCORE_DISABLED		0x2	/* registered disarmed: handlers do
 					 * not run until kcore_enable() */
+#define KCORE_WARN_ADDR		0x4	/* the refusal warning names the
+					 * address the symbol resolved to,
+					 * not symbol+offset (when it did
+					 * resolve) */
 
 /* kcore_register() flags */
 #define KCORE_ALL_OR_NOTHING	0x1	/* any failure unregisters the
