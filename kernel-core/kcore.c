@@ -227,12 +227,17 @@ static void kcore_release(struct kcore_probe *p)
 static void kcore_refused(const struct kcore_probe *p)
 {
 	const char *name = p->name ? p->name : "(unnamed)";
+	/* register_kprobe() leaves what the symbol resolved to */
+	unsigned long at = (unsigned long)p->krp.kp.addr;
 
 	if (p->flags & KCORE_OPTIONAL)
 		return;
 	if (p->symbol && p->module && strcmp(p->module, "kernel"))
 		return;
-	if (p->symbol)
+	if (p->symbol && (p->flags & KCORE_WARN_ADDR) && at)
+		kcore_warn("probe %s (address 0x%lx) registration error [man warning::pass5] (rc %d)",
+			   name, at, p->error);
+	else if (p->symbol)
 		kcore_warn("probe %s (%s+%lu) registration error [man warning::pass5] (rc %d)",
 			   name, p->symbol, p->offset, p->error);
 	else

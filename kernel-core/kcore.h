@@ -59,6 +59,10 @@
 					 * without a warning */
 #define KCORE_DISABLED		0x2	/* registered disarmed: handlers do
 					 * not run until kcore_enable() */
+#define KCORE_WARN_ADDR		0x4	/* the refusal warning names the
+					 * address the symbol resolved to,
+					 * not symbol+offset (when it did
+					 * resolve) */
 
 /* kcore_register() flags */
 #define KCORE_ALL_OR_NOTHING	0x1	/* any failure unregisters the
@@ -156,11 +160,11 @@ struct kcore_probe {
  * probes). msg is one line without "WARNING: " and without a newline,
  * SystemTap's: 'probe kprobe.function("notify_die") (notify_die+0)
  * registration error [man warning::pass5] (rc -22)', or for an address
- * 'probe NAME (address 0xffffffff81234567) registration error [man
- * warning::pass5] (rc -22)'. Not for KCORE_OPTIONAL probes nor for
- * symbols in a module (module set and not "kernel"). It is called from
- * kcore_register() in process context, so it may sleep. NULL (the
- * default) logs with pr_warn().
+ * (or a symbol with KCORE_WARN_ADDR, once resolved) 'probe NAME (address
+ * 0xffffffff81234567) registration error [man warning::pass5] (rc -22)'.
+ * Not for KCORE_OPTIONAL probes nor for symbols in a module (module set
+ * and not "kernel"). It is called from kcore_register() in process
+ * context, so it may sleep. NULL (the default) logs with pr_warn().
  */
 void kcore_set_warn(void (*warn)(const char *msg));
 

@@ -5,8 +5,12 @@
  * (kernel-core/kcore.h).
  *
  * All kprobes of the script are registered in one batch when the session
- * starts. As in SystemTap, a probe that cannot be placed does not stop
- * the run: a non-optional one in the kernel is reported as
+ * starts, last probe first as stap registers them: the kernel runs the
+ * handlers of the kprobes on one address newest first, so colocated entry
+ * handlers run in script order and return handlers (the newest call's
+ * instance first) in reverse, as in stap, and refusal warnings come out
+ * last probe first, as stap's. A probe that cannot be placed does not
+ * stop the run: a non-optional one in the kernel is reported as
  * "WARNING: probe kprobe.function("f") (f+0x0) registration error
  * [man warning::pass5] (rc N)", one in a module or marked `?` silently.
  * Hits the kernel dropped (another kprobe handler running on that CPU)
@@ -71,12 +75,14 @@ int tp_kprobes_init(void)
 		if (p->kind != TP_PROBE_KPROBE)
 			continue;
 		kp = &tp_kps[tp_nkp];
-		tp_kpp[tp_nkp++] = kp;
+		/* registered last to first: see above */
+		tp_kpp[n - 1 - tp_nkp++] = kp;
 		kp->symbol = p->symbol;
 		kp->module = p->module;
 		kp->offset = p->offset;
 		kp->addr = p->address;
-		kp->flags = p->optional ? KCORE_OPTIONAL : 0;
+		kp->flags = (p->optional ? KCORE_OPTIONAL : 0) |
+			    (p->warn_address ? KCORE_WARN_ADDR : 0);
 		kp->name = p->pp;
 		kp->owner = (void *)p;
 		if (p->is_return) {

@@ -184,6 +184,9 @@ struct tp_probe {
 	bool is_return;
 	int maxactive;			/* 0: default (KRETACTIVE) */
 	bool optional;			/* `?`: failure to place is silent */
+	bool warn_address;		/* a refusal warning names the
+					 * address, as stap's for the DWARF
+					 * probes it places by address */
 	/* Optional: this probe's own probe-core handlers, made with
 	 * TP_KPROBE_ENTRY / TP_KPROBE_RETURN (runtime/entry.h) so that its
 	 * handler is called directly, even inlined, instead of through

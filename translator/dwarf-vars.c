@@ -829,19 +829,17 @@ invalid:
 	return false;
 }
 
+/* Whether a number of type t (peeled) is sign-extended when read. An
+ * enum is read as unsigned of its size whatever its underlying type and
+ * the DW_AT_encoding gcc gives it (stap prints TM_MINUS = -3 of a 4-byte
+ * enum as 4294967293). */
 bool signed_type(Dwarf_Die *t)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word enc = 0;
-	Dwarf_Die p = *t, u;
 
-	if (dwarf_tag(&p) == DW_TAG_enumeration_type) {
-		/* the enum's underlying type, when recorded */
-		if (!die_type(&p, &u) || !dwt_peel(&u, &p))
-			return false;
-	}
-	if (dwarf_tag(&p) != DW_TAG_base_type ||
-	    !dwarf_attr(&p, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
+	if (dwarf_tag(t) != DW_TAG_base_type ||
+	    !dwarf_attr(t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
 		return false;
 	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 }
@@ -1092,7 +1090,9 @@ skip:
 }
 
 /* @cast(ptr, "type"[, "module"]) with its chain: the base is the OBJECT
- * at ptr's value. */
+ * at ptr's value. Without a module, the type is the probe's module's in
+ * a module's DWARF probe (and only that module's, as in stap), else the
+ * kernel's. */
 struct dwarf_access *cast(struct vctx *v, struct expr *x)
 {
 	struct dwarf_access *a = ANEW(&v->s->arena, struct dwarf_access);
@@ -1103,6 +1103,8 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 
 	if (mod && (strncmp(mod, "kernel", 6) == 0 && (!mod[6] || mod[6] == '<')))
 		mod = NULL;
+	else if (!mod && v->site && strcmp(v->site->module, "kernel") != 0)
+		mod = v->site->module;
 	u = dwarf_unit_for(v->s, mod);
 	if (!u) {
 		verr(v, &x->loc, "@cast type '%s' needs debuginfo for '%s': "

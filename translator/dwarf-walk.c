@@ -4,11 +4,12 @@
  * node, writes checked.
  *
  * Pretty printing follows stap's: a structure prints member by member
- * as "{.a=%i, .b=%p, .c={...}}", one level deep for $var$ and two for
- * $var$$ (anonymous members as <union>= and <class>=); a char pointer
- * as its quoted string, a pointer to a number in the number's format,
- * other pointers as %p, a member or variable that cannot be read as
- * '?'.
+ * as "{.a=%i, .b=%p, .c={...}, .d=[...]}", one level deep for $var$ and
+ * every level for $var$$ (anonymous members as <union>= and <class>=);
+ * an array, where expanded, as its first element and "...", or a char
+ * array as its quoted string, as a char pointer is; a pointer to a
+ * number in the number's format, other pointers as %p, a member or
+ * variable that cannot be read as '?'.
  */
 #include <dwarf.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 #include "xalloc.h"
 
 /* ---- pretty printing and $$vars ---- */
+
+/* the depth of $var$$: every level (what C types nest is finite) */
+#define PRETTY_FULL	1000
 
 static struct expr *new_expr(struct vctx *v, enum expr_kind k,
 			     const struct loc *l)
@@ -114,8 +118,9 @@ static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
 			 const struct chain *ch, Dwarf_Die *type, int depth,
 			 const struct loc *l);
 
+/* c followed by ->field, or by [index] when field is NULL */
 static struct chain *chain_add(struct vctx *v, const struct chain *c,
-			       const char *field)
+			       const char *field, struct expr *index)
 {
 	struct chain *head = NULL, **tail = &head;
 
@@ -129,6 +134,7 @@ static struct chain *chain_add(struct vctx *v, const struct chain *c,
 	}
 	*tail = ANEW(&v->s->arena, struct chain);
 	(*tail)->field = field;
+	(*tail)->index = index;
 	return head;
 }
 
@@ -168,11 +174,75 @@ static void pretty_members(struct vctx *v, struct fmt *m, const char *name,
 				continue;
 			}
 			fprintf(m->f, ".%s=", mn);
-			pretty_value(v, m, name, chain_add(v, ch, mn), &mt,
-				     depth - 1, l);
+			pretty_value(v, m, name, chain_add(v, ch, mn, NULL),
+				     &mt, depth - 1, l);
 		} while (dwarf_siblingof(&mem, &mem) == 0);
 	}
 	fputc('}', m->f);
+}
+
+/* The access name->chain, or NULL (having printed '?') when it cannot
+ * be made: a failure of one member prints '?', as stap's does. */
+static struct dwarf_access *pretty_access(struct vctx *v, struct fmt *m,
+					  const char *name,
+					  const struct chain *ch,
+					  const struct loc *l)
+{
+	struct dwarf_access *a;
+	bool saved = v->trial, failed = v->failed;
+
+	v->trial = true;
+	v->failed = false;
+	a = target(v, name, ch, false, l);
+	v->trial = saved;
+	if (!a || v->failed) {
+		v->failed = failed;
+		fputs("?", m->f);
+		return NULL;
+	}
+	v->failed = failed;
+	return a;
+}
+
+/* "%s" with kernel_string_quoted(addr) for the chars at a */
+static void pretty_chars(struct vctx *v, struct fmt *m,
+			 struct dwarf_access *a, const struct loc *l)
+{
+	struct expr *call = new_expr(v, E_CALL, l);
+
+	call->str = "kernel_string_quoted";
+	call->args = access_expr(v, a, l);
+	fputs("%s", m->f);
+	fmt_arg(m, call);
+}
+
+/* An array, when still expanded: its chars as a quoted string, or its
+ * first element and "..." ("[100, ...]", whatever the array's length,
+ * as stap prints one), the element one level deeper. */
+static void pretty_array(struct vctx *v, struct fmt *m, const char *name,
+			 const struct chain *ch, Dwarf_Die *arr, int depth,
+			 const struct loc *l)
+{
+	Dwarf_Die elem;
+	struct dwarf_access *a;
+	struct expr *zero;
+
+	if (!die_type(arr, &elem)) {
+		fputs("?", m->f);
+		return;
+	}
+	if (char_type(&elem)) {
+		if ((a = pretty_access(v, m, name, ch, l)))
+			pretty_chars(v, m, a, l);
+		return;
+	}
+	zero = new_expr(v, E_NUM, l);
+	zero->num = 0;
+	zero->type = TYPE_LONG;
+	fputc('[', m->f);
+	pretty_value(v, m, name, chain_add(v, ch, NULL, zero), &elem,
+		     depth - 1, l);
+	fputs(", ...]", m->f);
 }
 
 /* One value, as stap's pretty printer writes it. */
@@ -182,7 +252,6 @@ static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
 {
 	Dwarf_Die t, pt;
 	struct dwarf_access *a;
-	bool saved = v->trial, failed = v->failed;
 	int tag;
 
 	if (!dwt_peel(type, &t)) {
@@ -198,30 +267,19 @@ static void pretty_value(struct vctx *v, struct fmt *m, const char *name,
 		return;
 	}
 	if (tag == DW_TAG_array_type) {
-		fputs("[...]", m->f);
+		if (depth <= 0)
+			fputs("[...]", m->f);
+		else
+			pretty_array(v, m, name, ch, &t, depth, l);
 		return;
 	}
-	/* a failure of one member prints '?', as stap's does */
-	v->trial = true;
-	v->failed = false;
-	a = target(v, name, ch, false, l);
-	v->trial = saved;
-	if (!a || v->failed) {
-		v->failed = failed;
-		fputs("?", m->f);
+	if (!(a = pretty_access(v, m, name, ch, l)))
 		return;
-	}
-	v->failed = failed;
 	if (tag == DW_TAG_pointer_type) {
 		Dwarf_Die pp;
 
 		if (die_type(&t, &pt) && char_type(&pt)) {
-			struct expr *call = new_expr(v, E_CALL, l);
-
-			call->str = "kernel_string_quoted";
-			call->args = access_expr(v, a, l);
-			fputs("%s", m->f);
-			fmt_arg(m, call);
+			pretty_chars(v, m, a, l);
 			return;
 		}
 		/* a pointer to a number prints (its own value) in the
@@ -247,6 +305,7 @@ static struct expr *pretty_target(struct vctx *v, struct expr *x)
 	struct fmt m;
 	const struct chain *ch = x->chain;
 	struct dwarf_access *probe;
+	int depth = x->pretty == 2 ? PRETTY_FULL : 1;
 
 	/* resolve the chain itself first: its errors are the user's */
 	if (strcmp(x->str, "return") == 0 && v->site->is_return) {
@@ -291,9 +350,9 @@ static struct expr *pretty_target(struct vctx *v, struct expr *x)
 			free(m.buf);
 			return NULL;
 		}
-		pretty_members(v, &m, x->str, ch, &pt, x->pretty, &x->loc);
+		pretty_members(v, &m, x->str, ch, &pt, depth, &x->loc);
 	} else if (dwt_peel(&type, &t) && is_aggregate(dwarf_tag(&t))) {
-		pretty_members(v, &m, x->str, ch, &t, x->pretty, &x->loc);
+		pretty_members(v, &m, x->str, ch, &t, depth, &x->loc);
 	} else {
 		probe = target(v, x->str, ch, false, &x->loc);
 		if (!probe) {
@@ -301,7 +360,7 @@ static struct expr *pretty_target(struct vctx *v, struct expr *x)
 			free(m.buf);
 			return NULL;
 		}
-		pretty_value(v, &m, x->str, ch, &type, x->pretty, &x->loc);
+		pretty_value(v, &m, x->str, ch, &type, depth, &x->loc);
 	}
 	return fmt_close(v, &m, &x->loc);
 }

@@ -762,6 +762,10 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 
 	if (!site)
 		return;
+	/* stap places a kernel's DWARF probes by address, and its
+	 * registration warnings say which */
+	if (!p->module)
+		fputs("\t\t.warn_address = true,\n", o);
 	if (!p->symbol) {
 		fprintf(o, "\t\t.symbol = %s,\n",
 			c_string(em, site->symbol, strlen(site->symbol)));

@@ -142,7 +142,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *why = NULL;
 	const struct expr *max = pattern == 4 ? pp_arg(pp, 3) :
-				 pattern == 13 ? pp_arg(pp, 4) : NULL;
+				 pattern == 13 ? pp_arg(pp, 3) : NULL;
 	struct dwarf_query q;
 	struct dwarf_site **sites;
 	int n;

@@ -849,13 +849,14 @@ static void kst_jprobes(void)
 /* refused probes warn with their probe point; the others keep running */
 static void kst_refused(void)
 {
-#define KST_NREF 9
+#define KST_NREF 10
 	static struct kst_counts c;
 	static struct kcore_probe p[KST_NREF];
 	struct kcore_probe *v[KST_NREF];
 	char want[160];
 	int n, i;
-	bool w_bl, w_unknown, w_data, w_offset, w_big;
+	unsigned long nd;
+	bool w_bl, w_unknown, w_data, w_offset, w_big, w_addr = false;
 
 	kst_reset(&c);
 	for (i = 0; i < KST_NREF; i++)
@@ -880,6 +881,8 @@ static void kst_refused(void)
 	kst_kprobe(&p[8], "kprobe.module(\"" KST_MOD "\").function(\"kst_nope\")",
 		   "kst_nope", &c);
 	p[8].module = KST_MOD;
+	kst_kprobe(&p[9], "kernel.function(\"notify_die\")", "notify_die", &c);
+	p[9].flags = KCORE_WARN_ADDR;
 
 	kst_clear_warns();
 	n = kcore_register(v, KST_NREF, 0);
@@ -893,6 +896,14 @@ static void kst_refused(void)
 	w_data = kst_warned(want);
 	w_offset = kst_warned("probe kprobe.function(\"kst_both_fn\")+1.return (kst_both_fn+1) registration error [man warning::pass5] (rc -22)");
 	w_big = kst_warned("probe kprobe.function(\"kst_both_fn\").return big (kst_both_fn+0) registration error [man warning::pass5] (rc -7)");
+	/* the address the kernel resolved: past an ENDBR with IBT */
+	nd = kcore_lookup_name("notify_die");
+	for (i = 0; nd && i <= 4 && !w_addr; i += 4) {
+		snprintf(want, sizeof(want),
+			 "probe kernel.function(\"notify_die\") (address 0x%lx) registration error [man warning::pass5] (rc -22)",
+			 nd + i);
+		w_addr = kst_warned(want);
+	}
 
 	kst_check("refused-blacklisted", p[1].error == -EINVAL && w_bl &&
 		  p[7].error == -EINVAL,
@@ -906,9 +917,12 @@ static void kst_refused(void)
 		  "error %d, warned %d", p[4].error, w_offset);
 	kst_check("refused-data-too-big", p[6].error == -E2BIG && w_big,
 		  "error %d, warned %d", p[6].error, w_big);
+	kst_check("refused-warn-address", p[9].error == -EINVAL && w_addr,
+		  "error %d, warned %d (notify_die at 0x%lx)", p[9].error,
+		  w_addr, nd);
 	kst_check("refused-optional-and-module-quiet", p[5].error == -ENOENT &&
-		  p[8].error == -ENOENT && kst_nwarns == 6,
-		  "errors %d %d, %d warnings (want 6)", p[5].error, p[8].error,
+		  p[8].error == -ENOENT && kst_nwarns == 7,
+		  "errors %d %d, %d warnings (want 7)", p[5].error, p[8].error,
 		  kst_nwarns);
 	kst_check("refused-others-run", n == 1 && p[0].registered &&
 		  atomic_read(&c.entry) == 1,
