@@ -1289,6 +1289,8 @@ static const char *module_anchor(struct vctx *v, struct dwarf_unit *u,
 
 	if (!sec)
 		return "its address is in no section of the module";
+	if (strcmp(sec, ".data..percpu") == 0)
+		return "per-CPU variables are not supported yet";
 	/* init sections are freed once the module is loaded */
 	if (strncmp(sec, ".init", 5) == 0 || strncmp(sec, ".exit", 5) == 0)
 		return arena_printf(&v->s->arena, "it is in the module's %s "
@@ -1341,6 +1343,10 @@ static const char *relocate(struct vctx *v, struct dwarf_unit *u,
 
 			if (s && strcmp(s, ".data..percpu") == 0)
 				return "per-CPU variables are not supported yet";
+			if (s && strncmp(s, ".init.", 6) == 0)
+				return arena_printf(&v->s->arena, "it is in "
+						    "the kernel's %s section, "
+						    "freed after boot", s);
 			(void)dwarf_symbol_at(u, 0);	/* loads u->stext */
 			if (!u->stext)
 				return "the kernel's _stext symbol is unknown";
