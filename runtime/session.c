@@ -31,6 +31,7 @@
 #include <linux/rcupdate.h>
 
 #include "core.h"
+#include "kcore.h"
 #include "transport.h"
 
 MODULE_LICENSE("GPL");
@@ -113,6 +114,16 @@ static void tp_run_ordered(enum tp_probe_kind kind)
 	}
 }
 
+/* Where the script's global variables are (struct tp_reloc). */
+static void tp_relocs_resolve(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < tapir_module.nrelocs; i++)
+		*tapir_module.relocs[i].addr =
+			kcore_lookup_name(tapir_module.relocs[i].name);
+}
+
 int tp_session_start(void)
 {
 	const char *failed = NULL;
@@ -125,6 +136,7 @@ int tp_session_start(void)
 	}
 	tp_started = true;
 
+	tp_relocs_resolve();
 	tp_run_ordered(TP_PROBE_BEGIN);
 
 	rc = tp_timers_start(&failed);

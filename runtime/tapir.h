@@ -206,6 +206,19 @@ struct tp_probe {
 
 /* ---- The module, as the generated code describes it ---- */
 
+/*
+ * A symbol whose run-time address locates global variables (DW_OP_addr
+ * addresses of the debuginfo): the kernel's _stext, which moves with the
+ * whole image (KASLR), or a symbol in a module's section ("mod:sym"),
+ * which moves with that section. Looked up when the session starts,
+ * before the begin probes; *addr stays 0 when it is not there (the
+ * module is not loaded), and the reads then fail with an error.
+ */
+struct tp_reloc {
+	const char *name;
+	unsigned long *addr;
+};
+
 struct tp_module {
 	const char *script;		/* the script's file name, or "<input>" */
 	const struct tp_probe *probes;	/* every probe, any order */
@@ -214,6 +227,8 @@ struct tp_module {
 	int (*init_globals)(void);	/* allocate maps and stats, set
 					 * initial values; 0 or -errno */
 	void (*free_globals)(void);
+	const struct tp_reloc *relocs;	/* global variables' anchors */
+	unsigned int nrelocs;
 };
 
 extern const struct tp_module tapir_module;

@@ -15,7 +15,9 @@
  *            stopped.
  *
  * The per-CPU buffers are lockless single-producer rings (the CPU itself,
- * irqs off) with one reader (the loader), not relay channels: relay's
+ * irqs off; an NMI that comes in during a write finds the ring taken and
+ * its write is counted as lost) with one reader (the loader), not relay
+ * channels: relay's
  * read() races with a sub-buffer switch when the reader has caught up
  * with the writer (relay_file_read_subbuf_avail() takes the write
  * sub-buffer from buf->data, which relay_switch_subbuf() moves only after
@@ -85,6 +87,7 @@ struct tp_ring {
 	unsigned long mask;
 	unsigned long head;		/* written up to (writer) */
 	unsigned long tail;		/* read up to (reader) */
+	unsigned long writing;		/* a write is under way on this CPU */
 };
 
 enum tp_tstate { TP_T_IDLE, TP_T_STARTED, TP_T_STOPPED };
@@ -263,15 +266,20 @@ int tp_transport_write(const char *buf, size_t len)
 
 	if (!len)
 		return 0;
-	if (unlikely(!READ_ONCE(tp.ready) || in_nmi() || len > U32_MAX)) {
+	if (unlikely(!READ_ONCE(tp.ready) || len > U32_MAX)) {
 		tp_lost(len);
 		return -ENOSPC;
 	}
-	/* Nothing else writes this CPU's buffer while irqs are off (only an
-	 * NMI could, and NMIs were turned away above). */
+	/*
+	 * Nothing else writes this CPU's buffer while irqs are off but an
+	 * NMI, which finds it taken. NMI context itself is allowed: on x86 a
+	 * kprobe that is not on an ftrace site runs its handler from the
+	 * int3 trap, which the kernel enters as an NMI (in_nmi() is true),
+	 * and its output must go out like any other probe's.
+	 */
 	local_irq_save(flags);
 	r = tp.rings[smp_processor_id()];
-	if (r) {
+	if (r && cmpxchg_local(&r->writing, 0, 1) == 0) {
 		unsigned long used = r->head - smp_load_acquire(&r->tail);
 
 		if (tp.bufsize - used >= total) {
@@ -282,6 +290,7 @@ int tp_transport_write(const char *buf, size_t len)
 			if (used < tp.wake_bytes && used + total >= tp.wake_bytes)
 				irq_work_queue(&tp.data_work);
 		}
+		WRITE_ONCE(r->writing, 0);
 	}
 	local_irq_restore(flags);
 	if (rc) {

@@ -30,8 +30,9 @@
 int tp_transport_init(const char *module_name);
 void tp_transport_exit(void);
 /*
- * Script output from this CPU (preemption disabled, any context but NMI
- * is fine; in NMI the bytes are counted as lost). Either all of @len goes
+ * Script output from this CPU (preemption disabled, any context, NMI
+ * too; a write from an NMI that interrupted another write on this CPU is
+ * counted as lost). Either all of @len goes
  * or none: returns 0 or -ENOSPC, and lost bytes are counted and reported
  * at exit ("WARNING: There were N transport failures" as stap words it).
  */

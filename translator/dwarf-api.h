@@ -181,15 +181,22 @@ enum dwarf_loc_kind {
  * register) resolved when the pc is the function's entry. Common shapes
  * are pre-digested: 'simple' means the address (MEM) or the value
  * (VALUE) is register 'reg' plus 'offset' (reg < 0: the constant
- * 'offset' alone). A DW_OP_addr operand is a link-time address: add the
- * kernel's (or the module's) load offset, i.e. relocate it against
- * site->reloc_base like the probe address; 'reloc' says one is there. */
+ * 'offset' alone). A DW_OP_addr operand is a link-time address; 'reloc'
+ * says one is there, and pass 2 names the symbol that locates it at run
+ * time: the operand's run-time address is operand - reloc_link +
+ * (reloc_sym's run-time address). The kernel's is _stext (the whole
+ * image moves by the KASLR offset); a module's is a symbol of the .ko
+ * in the same section as the variable ("tapir_testmod:tm_global"), since
+ * each section of a module is placed on its own. */
 struct dwarf_loc {
 	enum dwarf_loc_kind kind;
 	int reg;			/* REG, and simple MEM/VALUE */
 	int64_t offset;			/* simple MEM/VALUE */
 	bool simple;
 	bool reloc;			/* ops hold a DW_OP_addr */
+	const char *reloc_sym;		/* reloc: "_stext", "mod:sym" */
+	uint64_t reloc_link;		/* reloc: reloc_sym's link-time
+					 * address (the operands' terms) */
 	int64_t value;			/* CONST */
 	const struct dwarf_op *ops;	/* MEM, VALUE */
 	int nops;

@@ -133,6 +133,9 @@ struct vctx {
 	Dwarf_Die func;			/* the function holding pc */
 	bool have_func;
 	bool in_entry;			/* inside @entry() */
+	bool atvar;			/* resolving @var("name"): the CU's
+					 * globals only, read where the
+					 * probe is (no implicit @entry) */
 	bool trial;			/* @defined: say nothing */
 	bool failed;			/* the trial failed */
 };

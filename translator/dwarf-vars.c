@@ -249,21 +249,27 @@ bool find_var(struct vctx *v, const char *name, Dwarf_Die *out)
 {
 	struct find_arg f = { .name = name };
 	Dwarf_Die cu, c;
+	bool found = false;
 
 	ensure_scopes(v);
-	if (each_var(v->scopes, v->nscopes, find_cb, &f)) {
+	if (!v->atvar && each_var(v->scopes, v->nscopes, find_cb, &f)) {
 		*out = f.found;
 		return true;
 	}
 	if (!cu_die(v->u, v->site, &cu) || dwarf_child(&cu, &c) != 0)
 		return false;
+	/* a global's definition (with a location) rather than the
+	 * declaration of a header before it */
 	do {
-		if (dwarf_tag(&c) == DW_TAG_variable && find_cb(&c, &f)) {
+		if (dwarf_tag(&c) != DW_TAG_variable || !find_cb(&c, &f))
+			continue;
+		if (!found || dwarf_hasattr(&c, DW_AT_location))
 			*out = f.found;
-			return true;
-		}
+		found = true;
+		if (dwarf_hasattr(&c, DW_AT_location))
+			break;
 	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
+	return found;
 }
 
 struct names_arg {
@@ -636,6 +642,11 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 }
 
 /* ---- accesses ---- */
+
+static const char *relocate(struct vctx *v, struct dwarf_unit *u,
+			    struct dwarf_loc *l);
+static const char *symbol_loc(struct vctx *v, struct dwarf_unit *u,
+			      const char *name, struct dwarf_loc *l);
 
 /* The function entry's lookup address (past __fentry__). */
 Dwarf_Addr entry_var_pc(const struct dwarf_site *s)
@@ -1033,7 +1044,7 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 		return NULL;
 	}
 	/* a parameter in a return probe is its value at entry */
-	if (v->site->is_return && !v->in_entry) {
+	if (v->site->is_return && !v->in_entry && !v->atvar) {
 		if (!v->trial)
 			elab_warn(v->e, l, "confusing usage, value is captured "
 				  "as @entry($%s) in .return probe", name);
@@ -1051,6 +1062,18 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 			a->base.kind = DWARF_LOC_CONST;
 			a->base.value = sval;
 			return build(v, a, &type, false, chain, addr, l);
+		}
+		/* a kernel global this CU only declares: at its symbol's
+		 * address, as @var finds it */
+		if (!v->u->dwfl && dwarf_hasattr_integrate(&var,
+							   DW_AT_declaration)) {
+			why = symbol_loc(v, v->u, name, &a->base);
+			if (why) {
+				verr(v, l, "cannot read '$%s': %s, %s", name,
+				     why, where(v));
+				return NULL;
+			}
+			return build(v, a, &type, true, chain, addr, l);
 		}
 		if (v->s->skip_badvars)
 			goto skip;
@@ -1071,6 +1094,8 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 	why = translate(v, &attr, ops, nops,
 			a->at_entry ? entry_var_pc(v->site) : read_pc(v),
 			&a->base);
+	if (!why && a->base.reloc)
+		why = relocate(v, v->u, &a->base);
 	if (why) {
 		if (v->s->skip_badvars)
 			goto skip;
@@ -1197,6 +1222,184 @@ static bool data_symbol(struct dwarf_unit *u, const char *name, uint64_t *addr)
 	return false;
 }
 
+/* ---- global and static variables: DW_OP_addr ---- */
+
+/* The name of the allocated section of vmlinux holding addr. */
+static const char *kernel_data_section(struct dwarf_unit *u, uint64_t addr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!u->elf || elf_getshdrstrndx(u->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(u->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+		    sh.sh_type != SHT_NOTE && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return elf_strptr(u->elf, shstrndx, sh.sh_name);
+	}
+	return NULL;
+}
+
+static bool c_identifier(const char *n)
+{
+	if (!*n || (*n >= '0' && *n <= '9'))
+		return false;
+	for (; *n; n++)
+		if (!(*n == '_' || (*n >= 'a' && *n <= 'z') ||
+		      (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9')))
+			return false;
+	return true;
+}
+
+/* Is name the name of one symbol only in the module's table (so that
+ * "mod:name" finds that one at run time)? */
+static bool module_symbol_unique(struct dwarf_unit *u, int nsyms,
+				 const char *name)
+{
+	int seen = 0;
+
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *n = dwfl_module_getsym_info(u->mod, i, &sym, &a,
+							NULL, NULL, NULL);
+
+		if (n && strcmp(n, name) == 0 && ++seen > 1)
+			return false;
+	}
+	return seen == 1;
+}
+
+/*
+ * A module's variable at DWARF address addr (as libdwfl laid the .ko
+ * out): a symbol the kernel's kallsyms will know in the same section,
+ * preferably the variable's own, whose run-time address gives the
+ * section's. NULL, or why not.
+ */
+static const char *module_anchor(struct vctx *v, struct dwarf_unit *u,
+				 uint64_t addr, struct dwarf_loc *l)
+{
+	Dwarf_Addr off = addr + u->bias;
+	Elf32_Word shndx = 0;
+	int ri = dwfl_module_relocate_address(u->mod, &off);
+	const char *sec = ri < 0 ? NULL :
+		dwfl_module_relocation_info(u->mod, (unsigned)ri, &shndx);
+	int nsyms = dwfl_module_getsymtab(u->mod);
+
+	if (!sec)
+		return "its address is in no section of the module";
+	if (strcmp(sec, ".data..percpu") == 0)
+		return "per-CPU variables are not supported yet";
+	/* init sections are freed once the module is loaded */
+	if (strncmp(sec, ".init", 5) == 0 || strncmp(sec, ".exit", 5) == 0)
+		return arena_printf(&v->s->arena, "it is in the module's %s "
+				    "section, gone once the module is loaded",
+				    sec);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 1; i < nsyms; i++) {
+			GElf_Sym sym;
+			GElf_Addr a;
+			GElf_Word sx = 0;
+			const char *n = dwfl_module_getsym_info(u->mod, i, &sym,
+							&a, &sx, NULL, NULL);
+			int t = GELF_ST_TYPE(sym.st_info);
+
+			if (!n || sx != shndx || !c_identifier(n) ||
+			    (t != STT_OBJECT && t != STT_FUNC &&
+			     t != STT_NOTYPE))
+				continue;
+			/* first the variable's own symbol, then any */
+			if (pass == 0 && a != addr + u->bias)
+				continue;
+			if (!module_symbol_unique(u, nsyms, n))
+				continue;
+			l->reloc_sym = arena_printf(&v->s->arena, "%s:%s",
+						    u->name, n);
+			l->reloc_link = a - u->bias;
+			return NULL;
+		}
+	}
+	return arena_printf(&v->s->arena, "the module has no symbol in its "
+			    "%s section to locate it by", sec);
+}
+
+/*
+ * l holds DW_OP_addr operands of unit u: name the symbol that locates
+ * them at run time (dwarf-api.h). NULL, or why it cannot be read.
+ */
+static const char *relocate(struct vctx *v, struct dwarf_unit *u,
+			    struct dwarf_loc *l)
+{
+	for (int i = 0; i < l->nops; i++) {
+		uint64_t addr = l->ops[i].n1;
+		const char *why, *sym;
+		uint64_t link;
+
+		if (l->ops[i].atom != DW_OP_addr)
+			continue;
+		if (!u->dwfl) {
+			const char *s = kernel_data_section(u, addr);
+
+			if (s && strcmp(s, ".data..percpu") == 0)
+				return "per-CPU variables are not supported yet";
+			if (s && strncmp(s, ".init.", 6) == 0)
+				return arena_printf(&v->s->arena, "it is in "
+						    "the kernel's %s section, "
+						    "freed after boot", s);
+			(void)dwarf_symbol_at(u, 0);	/* loads u->stext */
+			if (!u->stext)
+				return "the kernel's _stext symbol is unknown";
+			l->reloc_sym = "_stext";
+			l->reloc_link = u->stext;
+			continue;
+		}
+		sym = l->reloc_sym;
+		link = l->reloc_link;
+		if ((why = module_anchor(v, u, addr, l)))
+			return why;
+		/* one anchor for the whole expression: every operand in
+		 * the same section */
+		if (sym && strcmp(sym, l->reloc_sym) != 0) {
+			Dwarf_Addr a = addr + u->bias, b = link + u->bias;
+			int ra = dwfl_module_relocate_address(u->mod, &a);
+			int rb = dwfl_module_relocate_address(u->mod, &b);
+
+			if (ra != rb)
+				return "its location spans sections";
+			l->reloc_sym = sym;
+			l->reloc_link = link;
+		}
+	}
+	return NULL;
+}
+
+/* The location of a global at its data symbol's address (a variable
+ * the DWARF only declares: jiffies comes from the linker script). NULL,
+ * or why not. */
+static const char *symbol_loc(struct vctx *v, struct dwarf_unit *u,
+			      const char *name, struct dwarf_loc *l)
+{
+	struct dwarf_op *op;
+	uint64_t addr;
+
+	if (!data_symbol(u, name, &addr))
+		return "it is only declared here, and no symbol has its name";
+	op = arena_alloc(&v->s->arena, sizeof(*op));
+	op->atom = DW_OP_addr;
+	op->n1 = addr;
+	memset(l, 0, sizeof(*l));
+	l->kind = DWARF_LOC_MEM;
+	l->simple = l->reloc = true;
+	l->reg = -1;
+	l->offset = (int64_t)addr;
+	l->ops = op;
+	l->nops = 1;
+	return relocate(v, u, l);
+}
+
 /* @var("name[@file]"[, "module"]): in a DWARF probe without @file, the
  * variable the probe's scopes see; else a global of the kernel (or the
  * module) with a static address, from the first CU that defines one. */
@@ -1204,6 +1407,7 @@ struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 {
 	const char *name = x->str, *at = strchr(name, '@');
 	const char *file = at ? at + 1 : NULL;
+	const char *mod = x->str2;
 	struct dwarf_unit *u;
 	struct dwarf_access *a;
 	Dwarf_Off off = 0, next;
@@ -1219,13 +1423,38 @@ struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 
 	if (at)
 		name = arena_strndup(&v->s->arena, name, (size_t)(at - name));
-	if (!file && v->site && !x->str2 && find_var(v, name, &var))
-		return target(v, name, x->chain, x->addr, &x->loc);
-	u = dwarf_unit_for(v->s, x->str2);
+	if (!file && v->site && !x->str2) {
+		v->atvar = true;
+		found = find_var(v, name, &var);
+		a = found ? target(v, name, x->chain, x->addr, &x->loc) : NULL;
+		v->atvar = false;
+		if (a) {
+			text = chain_text(arena_printf(&v->s->arena,
+					  "@var(\"%s\")", x->str), x->chain);
+			a->text = arena_strdup(&v->s->arena, text);
+			free(text);
+		}
+		if (found)
+			return a;
+	}
+	/* as stap: the probe's module by default; a probe without one
+	 * (begin, timer, ...) must name it */
+	if (!mod && v->site && strcmp(v->site->module, "kernel") != 0)
+		mod = v->site->module;
+	if (!mod && !v->site) {
+		verr(v, &x->loc, "unresolved @var() expression: outside "
+		     "kernel and module function probes, @var(\"%s\") needs "
+		     "its module (\"kernel\" for the kernel's variables)",
+		     x->str);
+		return NULL;
+	}
+	if (mod && strcmp(mod, "kernel") == 0)
+		mod = NULL;
+	u = dwarf_unit_for(v->s, mod);
 	if (!u) {
 		verr(v, &x->loc, "@var(\"%s\") needs debuginfo for '%s': "
 		     "install the %s package", x->str,
-		     x->str2 ? x->str2 : "kernel", dwarf_package(v->s));
+		     mod ? mod : "kernel", dwarf_package(v->s));
 		return NULL;
 	}
 	/* a definition first; else a declaration (jiffies is one: the
@@ -1243,7 +1472,7 @@ struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 	}
 	if (!found || (is_decl && !data_symbol(u, name, &addr))) {
 		verr(v, &x->loc, "unable to find global '%s' in %s%s%s", name,
-		     x->str2 ? x->str2 : "kernel", file ? ", file " : "",
+		     mod ? mod : "kernel", file ? ", file " : "",
 		     file ? file : "");
 		return NULL;
 	}
@@ -1258,20 +1487,19 @@ struct dwarf_access *atvar(struct vctx *v, struct expr *x)
 		return NULL;
 	}
 	if (is_decl) {
-		struct dwarf_op *op = arena_alloc(&v->s->arena, sizeof(*op));
-
-		op->atom = DW_OP_addr;
-		op->n1 = addr;
-		a->base.kind = DWARF_LOC_MEM;
-		a->base.simple = a->base.reloc = true;
-		a->base.reg = -1;
-		a->base.offset = (int64_t)addr;
-		a->base.ops = op;
-		a->base.nops = 1;
+		if ((why = symbol_loc(v, u, name, &a->base))) {
+			verr(v, &x->loc, "cannot read global '%s': %s", name,
+			     why);
+			return NULL;
+		}
 	} else if (var_ops(&var, 0, &attr, &ops, &nops) <= 0 ||
 		   (why = translate(v, &attr, ops, nops, 0, &a->base))) {
 		verr(v, &x->loc, "cannot read global '%s': %s", name,
 		     why ? why : "it has no usable location");
+		return NULL;
+	}
+	if (!is_decl && a->base.reloc && (why = relocate(v, u, &a->base))) {
+		verr(v, &x->loc, "cannot read global '%s': %s", name, why);
 		return NULL;
 	}
 	return build(v, a, &type, a->base.kind == DWARF_LOC_MEM, x->chain,

@@ -63,21 +63,29 @@ static struct dwprobe *dwprobes;
 static const struct em *dw_em;		/* the program dwprobes belong to */
 static bool dw_included;
 
+/* The state belongs to program em from now on. */
+static void dw_switch(const struct em *em)
+{
+	struct dwprobe *d;
+
+	if (dw_em == em)
+		return;
+	while (dwprobes) {
+		d = dwprobes->next;
+		free(dwprobes->slots);
+		free(dwprobes->slot_x);
+		free(dwprobes);
+		dwprobes = d;
+	}
+	dw_em = em;
+	dw_included = false;
+}
+
 static struct dwprobe *dwprobe_of(const struct body *b, bool create)
 {
 	struct dwprobe *d;
 
-	if (dw_em != b->em) {
-		while (dwprobes) {
-			d = dwprobes->next;
-			free(dwprobes->slots);
-			free(dwprobes->slot_x);
-			free(dwprobes);
-			dwprobes = d;
-		}
-		dw_em = b->em;
-		dw_included = false;
-	}
+	dw_switch(b->em);
 	for (d = dwprobes; d; d = d->next)
 		if (d->b == b)
 			return d;
@@ -89,6 +97,35 @@ static struct dwprobe *dwprobe_of(const struct body *b, bool create)
 	d->next = dwprobes;
 	dwprobes = d;
 	return d;
+}
+
+/* ---- the symbols that locate global variables (DW_OP_addr) ----
+ *
+ * Each is looked up once when the session starts (struct tp_reloc,
+ * runtime/tapir.h) into tpg_reloc_N; 0 when it is not there (the module
+ * is not loaded). */
+
+static struct {
+	const struct em *em;
+	const char **names;
+	int n;
+} relocs;
+
+static int reloc_index(const struct em *em, const char *name)
+{
+	if (relocs.em != em) {
+		free(relocs.names);
+		relocs.names = NULL;
+		relocs.n = 0;
+		relocs.em = em;
+	}
+	for (int i = 0; i < relocs.n; i++)
+		if (strcmp(relocs.names[i], name) == 0)
+			return i;
+	relocs.names = xrealloc(relocs.names, (size_t)(relocs.n + 1) *
+				sizeof(*relocs.names));
+	relocs.names[relocs.n] = name;
+	return relocs.n++;
 }
 
 /* ---- the generator: handler mode (into a body) or entry mode ---- */
@@ -224,8 +261,14 @@ static bool gen_ops(struct dgen *g, const struct dwarf_loc *l)
 			      (long long)op->n1);
 			continue;
 		case OP_addr:
-			return unsupported(g, "global and static variables "
-					   "(DW_OP_addr, relocated addresses)");
+			if (!l->reloc_sym)
+				return unsupported(g, "global and static "
+						   "variables without a symbol "
+						   "to locate them by");
+			gline(g, "%s = tpg_reloc_%d + (unsigned long)(%lldL);",
+			      push(g), reloc_index(g->em, l->reloc_sym),
+			      (long long)(op->n1 - l->reloc_link));
+			continue;
 		case OP_piece:
 			return unsupported(g, "variables split into pieces "
 					   "(DW_OP_piece)");
@@ -330,6 +373,38 @@ static const char *extend(struct dgen *g, unsigned size, bool sign,
 	return em_printf(g->em, "(s64)(%s)%s", sign ? st[size] : ut[size], v);
 }
 
+/* Before a DW_OP_addr location: its symbol was found when the session
+ * started. At a return probe's entry, a fault at 0 instead. */
+static bool gen_reloc_check(struct dgen *g, const struct dwarf_loc *l)
+{
+	const char *colon;
+	const char *msg;
+
+	if (!l->reloc_sym)
+		return unsupported(g, "global and static variables without a "
+				   "symbol to locate them by");
+	colon = strchr(l->reloc_sym, ':');
+	msg = colon ? em_printf(g->em, "global variable address unknown: "
+				"module '%.*s' is not loaded",
+				(int)(colon - l->reloc_sym), l->reloc_sym) :
+		em_printf(g->em, "global variable address unknown: kernel "
+			  "symbol '%s' not found", l->reloc_sym);
+	gline(g, "if (unlikely(!tpg_reloc_%d)) {",
+	      reloc_index(g->em, l->reloc_sym));
+	if (g->b) {
+		gline(g, "\ttp_error(c, \"%%s\", %s);",
+		      c_string(g->em, msg, strlen(msg)));
+		gline(g, "\tc->last_stmt = %s;", g->near);
+		g->b->ind++;
+		err_jump(g->b);
+		g->b->ind--;
+		gline(g, "}");
+	} else {
+		gfault(g, "0UL");
+	}
+	return true;
+}
+
 /* The access a into dst (an s64 lvalue). castv: @cast's pointer value;
  * idx: the C values of the INDEX steps' expressions, in step order. */
 static bool gen_access(struct dgen *g, const struct dwarf_access *a,
@@ -358,10 +433,14 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 	} else {
 		const struct dwarf_loc *l = &a->base;
 
-		if (l->reloc)
-			unsupported(g, "global and static variables "
-				    "(relocated DW_OP_addr addresses)");
-		else if (l->kind == DWARF_LOC_CONST)
+		if (l->reloc && !gen_reloc_check(g, l)) {
+			/* reported */
+		} else if (l->reloc && l->simple) {
+			gline(g, "%s = tpg_reloc_%d + (unsigned long)(%lldL);",
+			      l->kind == DWARF_LOC_MEM ? "__dwa" : "__dwv",
+			      reloc_index(g->em, l->reloc_sym),
+			      (long long)((uint64_t)l->offset - l->reloc_link));
+		} else if (l->kind == DWARF_LOC_CONST)
 			gline(g, "__dwv = (u64)(%lldLL);", (long long)l->value);
 		else if (l->kind == DWARF_LOC_REG) {
 			const char *r = reg(g, (uint64_t)l->reg);
@@ -787,4 +866,41 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 		fprintf(o, "\t\t.kret_entry = %s_dwentry,\n"
 			"\t\t.data_size = %d * sizeof(struct tp_dw_slot),\n",
 			handler, d->nslots);
+}
+
+/* Before the probes: the variables the symbols' addresses go into, and
+ * the table the runtime fills in when the session starts. */
+void emit_dwarf_relocs(struct em *em, FILE *o)
+{
+	if (relocs.em != em || !relocs.n)
+		return;
+	/* the reads' helpers, for probes without DWARF (begin) too */
+	dw_switch(em);
+	if (!dw_included) {
+		fputs("#include \"runtime/dwarf.h\"\n\n", o);
+		dw_included = true;
+	}
+	fputs("/* ---- where global variables are: run-time addresses of "
+	      "symbols, looked\n * up when the session starts (0: not "
+	      "there) ---- */\n\n", o);
+	for (int i = 0; i < relocs.n; i++)
+		fprintf(o, "static unsigned long tpg_reloc_%d;\n", i);
+	fputs("\nstatic const struct tp_reloc tpg_relocs[] = {\n", o);
+	for (int i = 0; i < relocs.n; i++)
+		fprintf(o, "\t{ %s, &tpg_reloc_%d },\n",
+			c_string(em, relocs.names[i], strlen(relocs.names[i])),
+			i);
+	fputs("};\n\n", o);
+}
+
+/* In struct tp_module: the table above. */
+void emit_dwarf_module_fields(struct em *em, FILE *o)
+{
+	if (relocs.em == em && relocs.n)
+		fputs("\t.relocs = tpg_relocs,\n"
+		      "\t.nrelocs = ARRAY_SIZE(tpg_relocs),\n", o);
+	free(relocs.names);
+	relocs.names = NULL;
+	relocs.n = 0;
+	relocs.em = NULL;
 }

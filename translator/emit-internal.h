@@ -221,5 +221,9 @@ void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
 void emit_dwarf_probe_fields(struct em *em, struct body *b,
 			     const struct dprobe *p, const char *handler,
 			     FILE *o);
+/* The symbols that locate global variables (before the probes), and
+ * the struct tp_module fields of their table (at the end). */
+void emit_dwarf_relocs(struct em *em, FILE *o);
+void emit_dwarf_module_fields(struct em *em, FILE *o);
 
 #endif

@@ -1134,6 +1134,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	}
 
 	/* probes */
+	emit_dwarf_relocs(&em, o);
 	fputs("/* ---- probes ---- */\n\n", o);
 	for (int i = 0; i < np; i++)
 		probe_handler(&em, &pos[i], pframe[i], o);
@@ -1183,12 +1184,14 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		"\t.nprobes = ARRAY_SIZE(tpg_probes),\n"
 		"\t.locals_size = %s,\n"
 		"\t.init_globals = tpg_init_globals,\n"
-		"\t.free_globals = tpg_free_globals,\n};\n",
+		"\t.free_globals = tpg_free_globals,\n",
 		c_string(&em, prog->user->file ? prog->user->file->name :
 			 "<input>", strlen(prog->user->file ?
 					   prog->user->file->name : "<input>")),
 		any_probe_frame || any_fn_frame ? "sizeof(struct tp_frames)" :
 		"0");
+	emit_dwarf_module_fields(&em, o);
+	fputs("};\n", o);
 
 done:
 	for (int i = 0; i < np; i++)

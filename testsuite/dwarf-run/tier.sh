@@ -23,7 +23,8 @@
 #  - tapir messages that skip a case: pass 3 says "cannot be translated
 #    yet" or "not supported yet" for what it does not generate yet (as
 #    the emit tier reads them), pass 4 and 5 "not available yet";
-#  - cases on kernel functions (kernel.function, kernel.statement) are
+#  - cases on kernel functions (kernel.function, kernel.statement) or
+#    kernel globals (@var("name@file") without a module) are
 #    skipped when the kernel's debuginfo is not installed.
 
 tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
@@ -73,8 +74,9 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 }
 
 case_skip() {	# case_skip NAME: why NAME cannot run here (nothing if it can)
+	# kernel probes, and @var("name@file") of a kernel global
 	if [ ! -f "$TIER_DEBUGINFO" ] &&
-	   grep -qE 'kernel\.(function|statement)' "$1.stp"; then
+	   grep -qE 'kernel\.(function|statement)|@var\("[^"@]*@[^"]*"\)' "$1.stp"; then
 		echo "needs the kernel's debuginfo ($TIER_DEBUGINFO)"
 	fi
 }
