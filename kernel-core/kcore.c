@@ -100,21 +100,9 @@ static void kcore_post(struct kprobe *kp, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(kcore_post);
 
-static struct kcore_probe *kcore_from_instance(struct kretprobe_instance *ri)
-{
-#ifdef HAVE_GET_KRETPROBE
-	struct kretprobe *rp = get_kretprobe(ri);
-#else
-	struct kretprobe *rp = ri->rp;
-#endif
-
-	return rp ? container_of(rp, struct kcore_probe, krp) : NULL;
-}
-NOKPROBE_SYMBOL(kcore_from_instance);
-
 static int kcore_ret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kcore_probe *p = kcore_from_instance(ri);
+	struct kcore_probe *p = kcore_of_instance(ri);
 
 	if (!p)
 		return 1;
@@ -124,7 +112,7 @@ NOKPROBE_SYMBOL(kcore_ret_entry);
 
 static int kcore_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kcore_probe *p = kcore_from_instance(ri);
+	struct kcore_probe *p = kcore_of_instance(ri);
 
 	if (p)
 		p->ret(p, regs, ri->data);
@@ -154,14 +142,21 @@ static int kcore_check(const struct kcore_probe *p)
 		return -EINVAL;
 	if (p->offset > UINT_MAX)
 		return -EINVAL;
+	if (p->kind != KCORE_KPROBE && p->raw_pre)
+		return -EINVAL;
+	if (p->kind != KCORE_KRETPROBE && p->raw_ret)
+		return -EINVAL;
 	switch (p->kind) {
 	case KCORE_KPROBE:
+		if (p->raw_pre)
+			/* the post-handler emulation lives in kcore_pre() */
+			return p->post ? -EINVAL : 0;
 		return p->entry ? 0 : -EINVAL;
 	case KCORE_JPROBE:
 		/* the arguments are where the ABI says only at the entry */
 		return p->entry && !p->post && !p->offset ? 0 : -EINVAL;
 	case KCORE_KRETPROBE:
-		if (!p->ret || p->post || p->maxactive < 0)
+		if (!(p->ret || p->raw_ret) || p->post || p->maxactive < 0)
 			return -EINVAL;
 		return p->data_size <= KRETPROBE_MAX_DATA_SIZE ? 0 : -E2BIG;
 	}
@@ -202,12 +197,12 @@ static int kcore_prepare(struct kcore_probe *p)
 		kp->flags = KPROBE_FLAG_DISABLED;
 
 	if (p->kind == KCORE_KRETPROBE) {
-		rp->handler = kcore_ret;
+		rp->handler = p->raw_ret ? p->raw_ret : kcore_ret;
 		rp->entry_handler = p->entry ? kcore_ret_entry : NULL;
 		rp->data_size = p->data_size;
 		rp->maxactive = p->maxactive ? p->maxactive : KRETACTIVE;
 	} else {
-		kp->pre_handler = kcore_pre;
+		kp->pre_handler = p->raw_pre ? p->raw_pre : kcore_pre;
 		kp->post_handler = p->post ? kcore_post : NULL;
 	}
 	return 0;

@@ -30,11 +30,9 @@ DEFINE_PER_CPU(struct tp_context *, tp_ctx);
 
 struct tp_counters tp_count;
 
-#define TP_ALIGN 64
-
 int tp_contexts_alloc(size_t locals_size)
 {
-	size_t head = ALIGN(sizeof(struct tp_context), TP_ALIGN);
+	size_t head = TP_RT_OFFSET;
 	size_t rt = ALIGN(sizeof(struct tp_rt), TP_ALIGN);
 	size_t size = head + rt + ALIGN(locals_size, TP_ALIGN);
 	int cpu;

@@ -82,9 +82,15 @@ struct tp_rt {
 	char print_buf[TP_PRINT_BUFSIZE];
 };
 
+/* A context's allocation (context.c): struct tp_context, struct tp_rt,
+ * the frames, each TP_ALIGN-aligned. */
+#define TP_ALIGN 64
+#define TP_RT_OFFSET ALIGN(sizeof(struct tp_context), TP_ALIGN)
+
+/* (c->rt too, but a constant offset spares the hit's path a load) */
 static inline struct tp_rt *tp_rt(const struct tp_context *c)
 {
-	return c->rt;
+	return (struct tp_rt *)((char *)c + TP_RT_OFFSET);
 }
 
 /* ---- context.c ---- */
@@ -164,7 +170,9 @@ static __always_inline int tp_state_for(enum tp_probe_kind kind)
  */
 static __always_inline bool tp_low_stack(void)
 {
-	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+	/* (the register itself: __builtin_frame_address() would make the
+	 * handler set up a frame pointer, three instructions a hit) */
+	unsigned long sp = current_stack_pointer;
 	unsigned long base = (unsigned long)task_stack_page(current);
 
 	/* unsigned: below the stack wraps to a huge value, above it is

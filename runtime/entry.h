@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * entry.h - optional, for the generated code: kprobe handlers specialized
- * for one probe. The runtime's generic kprobe handlers reach a probe's
- * body through two pointers (struct tp_probe's handler and its locks);
- * a specialized one is compiled where the probe table is visible, so the
+ * entry.h - for the generated code: kprobe handlers specialized for one
+ * probe. The runtime's generic kprobe handlers are reached through the
+ * probe core's (kcore_pre, kcore_ret) and reach a probe's body through two
+ * pointers (struct tp_probe's handler and its locks); a specialized one
+ * is installed as the kernel's own handler (the probe core's raw_pre /
+ * raw_ret) and is compiled where the probe table is visible, so the
  * compiler calls the body directly (usually inlines it) and folds the
- * probe's lock list: about 50 instructions less per hit.
+ * probe's lock list.
  *
  * In the generated file, after tapir.h:
  *
  *	#include "runtime/entry.h"
  *	TP_KPROBE_ENTRY_DECL(probe_2_kentry);		(before the table)
+ *	TP_KPROBE_RETURN_DECL(probe_3_kreturn);
  *	static const struct tp_probe tpg_probes[] = {
  *		...
  *		[2] = { .kind = TP_PROBE_KPROBE, ..., .kentry = probe_2_kentry },
@@ -28,25 +31,36 @@
 #include "core.h"
 #include "kcore.h"
 
+/* notrace: a kprobe handler needs no ftrace call site of its own (one
+ * instruction a hit, and no way to trace the tracer) */
 #define TP_KPROBE_ENTRY_DECL(fn) \
-	static int fn(struct kcore_probe *kp, struct pt_regs *regs, void *data)
+	static notrace int fn(struct kprobe *kp, struct pt_regs *regs)
 
 #define TP_KPROBE_RETURN_DECL(fn) \
-	static void fn(struct kcore_probe *kp, struct pt_regs *regs, void *data)
+	static notrace int fn(struct kretprobe_instance *ri,		\
+			      struct pt_regs *regs)
 
+/* The kernel's kprobe pre-handler: always 0, as the probe core's. */
 #define TP_KPROBE_ENTRY(fn, probe)					\
 	TP_KPROBE_ENTRY_DECL(fn)					\
 	{								\
 		tp_run_probe_in(&(probe), TP_STATE_RUNNING, regs,	\
-				kcore_probe_addr(kp), NULL);		\
+				kcore_probe_addr(kcore_of_kprobe(kp)),	\
+				NULL);					\
 		return 0;						\
 	}
 
+/* The kernel's kretprobe handler; nothing when the kretprobe is going
+ * away (as the probe core's). */
 #define TP_KPROBE_RETURN(fn, probe)					\
 	TP_KPROBE_RETURN_DECL(fn)					\
 	{								\
-		tp_run_probe_in(&(probe), TP_STATE_RUNNING, regs,	\
-				kcore_probe_addr(kp), data);		\
+		struct kcore_probe *kp = kcore_of_instance(ri);		\
+									\
+		if (likely(kp))						\
+			tp_run_probe_in(&(probe), TP_STATE_RUNNING, regs, \
+					kcore_probe_addr(kp), ri->data); \
+		return 0;						\
 	}
 
 #endif /* TAPIR_RUNTIME_ENTRY_H */

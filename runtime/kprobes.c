@@ -87,13 +87,19 @@ int tp_kprobes_init(void)
 		kp->owner = (void *)p;
 		if (p->is_return) {
 			kp->kind = KCORE_KRETPROBE;
-			kp->ret = p->kreturn ? p->kreturn : tp_kp_return;
+			if (p->kreturn)
+				kp->raw_ret = p->kreturn;
+			else
+				kp->ret = tp_kp_return;
 			kp->maxactive = p->maxactive;
 			kp->entry = p->kret_entry;
 			kp->data_size = p->data_size;
 		} else {
 			kp->kind = KCORE_KPROBE;
-			kp->entry = p->kentry ? p->kentry : tp_kp_entry;
+			if (p->kentry)
+				kp->raw_pre = p->kentry;
+			else
+				kp->entry = tp_kp_entry;
 		}
 	}
 	return 0;

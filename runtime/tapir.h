@@ -146,6 +146,8 @@ struct tp_lock_use {
 /* ---- Probes ---- */
 
 struct kcore_probe;
+struct kprobe;
+struct kretprobe_instance;
 
 enum tp_probe_kind {
 	TP_PROBE_BEGIN,
@@ -187,14 +189,14 @@ struct tp_probe {
 	bool warn_address;		/* a refusal warning names the
 					 * address, as stap's for the DWARF
 					 * probes it places by address */
-	/* Optional: this probe's own probe-core handlers, made with
-	 * TP_KPROBE_ENTRY / TP_KPROBE_RETURN (runtime/entry.h) so that its
-	 * handler is called directly, even inlined, instead of through
-	 * the runtime's generic ones. NULL: the generic ones. */
-	int (*kentry)(struct kcore_probe *kp, struct pt_regs *regs,
-		      void *data);
-	void (*kreturn)(struct kcore_probe *kp, struct pt_regs *regs,
-			void *data);
+	/* Optional: this probe's own kprobe pre-handler or kretprobe
+	 * handler, made with TP_KPROBE_ENTRY / TP_KPROBE_RETURN
+	 * (runtime/entry.h): the kernel calls it directly (the probe
+	 * core's raw_pre / raw_ret) and it calls the probe's handler
+	 * directly, usually inlined, instead of through the runtime's
+	 * generic ones. NULL: the generic ones. */
+	int (*kentry)(struct kprobe *kp, struct pt_regs *regs);
+	int (*kreturn)(struct kretprobe_instance *ri, struct pt_regs *regs);
 	/* .return only, optional: the kretprobe's entry handler (values
 	 * read at the function's entry, e.g. @entry() of DWARF probes) and
 	 * the size of the per-instance data it fills, which the return

@@ -158,6 +158,12 @@ KST_FN long kst_offset_fn(long x)
 #define KST_HAVE_MARK	1
 #endif
 
+KST_FN long kst_raw_fn(long x)
+{
+	kst_sink = x;
+	return x + 12;
+}
+
 static unsigned long kst_ret_caller;
 
 KST_FN long kst_ret_fn(long a, long b)
@@ -332,6 +338,41 @@ static int kst_outer_entry(struct kcore_probe *p, struct pt_regs *regs,
 {
 	kst_count_entry(p, regs, data);
 	kst_inner(1);
+	return 0;
+}
+
+/* raw handlers: the kernel calls them directly, with its own types */
+static int kst_raw_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kcore_probe *p = kcore_of_kprobe(kp);
+	struct kst_counts *c = p->owner;
+
+	atomic_inc(&c->entry);
+	c->ip = kcore_probe_addr(p);
+	c->seq_entry = atomic_inc_return(&kst_seq);
+	return 0;
+}
+
+static int kst_raw_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kcore_probe *p = kcore_of_instance(ri);
+	struct kst_counts *c;
+	long *d = (long *)ri->data;
+
+	if (!p)
+		return 0;
+	c = p->owner;
+	atomic_inc(&c->ret);
+	if (*d != 5 || (long)kcore_return_value(regs) != 5 + 12)
+		c->bad = 1;
+	c->seq_ret = atomic_inc_return(&kst_seq);
+	return 0;
+}
+
+static int kst_raw_ret_entry(struct kcore_probe *p, struct pt_regs *regs,
+			     void *data)
+{
+	*(long *)data = kcore_arg(regs, 1);
 	return 0;
 }
 
@@ -640,6 +681,58 @@ static void kst_kretprobe_data(void)
 	kst_check("kretprobe-maxactive-default", p.krp.maxactive == KRETACTIVE,
 		  "maxactive %d, KRETACTIVE %d", p.krp.maxactive, KRETACTIVE);
 	kcore_unregister(v, 1);
+}
+
+/* raw_pre and raw_ret: called directly, and they find their kcore_probe */
+static void kst_raw(void)
+{
+	static struct kst_counts ce, cr;
+	static struct kcore_probe pe, pr, bad1, bad2, bad3;
+	struct kcore_probe *v[] = { &pe, &pr };
+	struct kcore_probe *b[] = { &bad1, &bad2, &bad3 };
+	int n, nb;
+
+	kst_reset(&ce);
+	kst_reset(&cr);
+	kst_kprobe(&pe, "kprobe.function(\"kst_raw_fn\")", "kst_raw_fn", &ce);
+	pe.entry = NULL;
+	pe.raw_pre = kst_raw_pre;
+	kst_kretprobe(&pr, "kprobe.function(\"kst_raw_fn\").return",
+		      "kst_raw_fn", &cr);
+	pr.entry = kst_raw_ret_entry;
+	pr.ret = NULL;
+	pr.raw_ret = kst_raw_ret;
+	pr.data_size = sizeof(long);
+	n = kcore_register(v, 2, 0);
+	kst_raw_fn(5);
+	kst_check("raw-handlers",
+		  n == 2 && atomic_read(&ce.entry) == 1 &&
+		  kst_at_entry(ce.ip, kst_raw_fn) && pe.krp.kp.pre_handler ==
+		  kst_raw_pre && pr.krp.handler == kst_raw_ret &&
+		  atomic_read(&cr.ret) == 1 && !cr.bad &&
+		  ce.seq_entry < cr.seq_ret,
+		  "registered %d, entry %d at %pS, return %d, bad %d",
+		  n, atomic_read(&ce.entry), (void *)ce.ip,
+		  atomic_read(&cr.ret), cr.bad);
+	kcore_unregister(v, 2);
+
+	/* refused: raw_pre with a post-handler, raw_pre on a kretprobe,
+	 * raw_ret on a kprobe */
+	kst_kprobe(&bad1, "raw pre with post", "kst_raw_fn", &ce);
+	bad1.raw_pre = kst_raw_pre;
+	bad1.post = kst_count_post;
+	kst_kretprobe(&bad2, "raw pre on a kretprobe", "kst_raw_fn", &cr);
+	bad2.raw_pre = kst_raw_pre;
+	kst_kprobe(&bad3, "raw ret on a kprobe", "kst_raw_fn", &ce);
+	bad3.raw_ret = kst_raw_ret;
+	bad1.flags = bad2.flags = bad3.flags = KCORE_OPTIONAL;
+	nb = kcore_register(b, 3, 0);
+	kst_check("raw-handlers-refused",
+		  nb == 0 && bad1.error == -EINVAL && bad2.error == -EINVAL &&
+		  bad3.error == -EINVAL,
+		  "registered %d, errors %d %d %d", nb, bad1.error,
+		  bad2.error, bad3.error);
+	kcore_unregister(b, 3);
 }
 
 /* maxactive 1 and four callers sleeping 300 ms at once: misses are counted */
@@ -1074,6 +1167,7 @@ static int __init kst_init(void)
 	kst_kprobe_kretprobe();
 	kst_post_joins();
 	kst_kretprobe_data();
+	kst_raw();
 	kst_maxactive();
 	kst_pending_return();
 	kst_recursion();
