@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "elab-internal.h"
+#include "regex-compile.h"
 
 static enum vtype infer(struct elab *e, struct expr *x, enum vtype want);
 static void infer_stmt(struct elab *e, struct stmt *st);
@@ -391,6 +392,40 @@ static enum vtype infer_assign(struct elab *e, struct expr *x)
 	return tl != TYPE_UNKNOWN ? tl : tr;
 }
 
+/* The regex literal of x =~ "re": compile it once, into x->ref (an
+ * rx_prog in the arena; with no instructions when it failed, so that it
+ * is reported once), for pass 3. Malformed: an error at the literal,
+ * worded as stap's. */
+static void compile_regex(struct elab *e, struct expr *x)
+{
+	struct rx_prog tmp, *prog;
+	struct rx_error err;
+
+	if (x->ref || !x->b || x->b->kind != E_STR)
+		return;
+	if (rx_compile(x->b->str, x->b->len, &tmp, &err) < 0) {
+		x->ref = ANEW(&e->s->arena, struct rx_prog);
+		if (err.has_pos)
+			elab_error(e, &x->b->loc, "regex compilation error (at "
+				   "position %zu): %s", err.pos, err.msg);
+		else
+			elab_error(e, &x->b->loc, "regex compilation error: %s",
+				   err.msg);
+		return;
+	}
+	prog = ANEW(&e->s->arena, struct rx_prog);
+	*prog = tmp;
+	prog->insn = arena_alloc(&e->s->arena, tmp.ninsn * sizeof(*tmp.insn));
+	memcpy(prog->insn, tmp.insn, tmp.ninsn * sizeof(*tmp.insn));
+	prog->sets = NULL;
+	if (tmp.nsets) {
+		prog->sets = arena_alloc(&e->s->arena, tmp.nsets * sizeof(*tmp.sets));
+		memcpy(prog->sets, tmp.sets, tmp.nsets * sizeof(*tmp.sets));
+	}
+	rx_free(&tmp);
+	x->ref = prog;
+}
+
 static enum vtype infer_binary(struct elab *e, struct expr *x)
 {
 	enum vtype ta, tb;
@@ -403,6 +438,7 @@ static enum vtype infer_binary(struct elab *e, struct expr *x)
 	case OP_MATCH:
 	case OP_NOMATCH:
 		infer_as(e, x->a, TYPE_STRING);
+		compile_regex(e, x);
 		return TYPE_LONG;
 	case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ:
 	case OP_NE:
