@@ -18,6 +18,12 @@
  * that text (repetition greedy, the left alternative first), a group
  * keeps what its last iteration matched, and a group that took no part
  * reads as "".
+ *
+ * Known difference: when several alternatives of a group lead to the same
+ * overall match, stap 4.8's tagged DFA may prefer a shorter alternative
+ * where this matcher takes the leftmost ("abc" =~ "(ab|a)(bc|c)": stap
+ * has groups "a" and "bc", Tapir "ab" and "c"); stap even aborts on some
+ * such regexes ("(a|aa)*"). The overall match is the same.
  */
 #ifndef TAPIR_RUNTIME_REGEX_H
 #define TAPIR_RUNTIME_REGEX_H
