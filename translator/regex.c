@@ -12,7 +12,9 @@
  *   ^ or $. '{' after an atom always starts a count; '}' alone is a
  *   literal. In a set, ']' first is literal, '-' first or last is
  *   literal, \c is c, and [:name:] is a character class of the C locale.
- *   One unmatched ')' at the very end is ignored, as stap does.
+ *   One unmatched ')' at the very end is ignored, as stap does. "(?:re)"
+ *   is a group that matched() does not count, whose ':' stap 4.8 keeps
+ *   as a literal (it matches ":re"); other "(?" forms are errors.
  * Messages follow stap's wording; positions count the regex's bytes.
  */
 #include <stdarg.h>
@@ -329,14 +331,31 @@ static int repeat(struct rxp *p)
 			fail_at(p, at, "groups nested too deeply");
 			return -1;
 		}
-		n = node(p, N_GROUP, (int)p->prog->ngroups++, -1, -1);
-		{
-			int body = alternation(p);
+		if (peek(p) == '?') {
+			/* stap 4.8: "(?" starts a group that is not counted,
+			 * and only "(?:" is accepted, its ':' then being the
+			 * group's first literal byte */
+			p->i++;
+			if (at_end(p)) {
+				fail_at(p, at + 1, "unexpected '(?");
+				return -1;
+			}
+			if (p->s[p->i] != ':') {
+				fail_at(p, p->i, "unexpected '(?%c'", p->s[p->i]);
+				return -1;
+			}
+			n = alternation(p);
+		} else {
+			int body;
 
+			n = node(p, N_GROUP, (int)p->prog->ngroups++, -1, -1);
+			body = alternation(p);
 			if (body < 0)
 				return -1;
 			p->nodes[n].a = body;
 		}
+		if (n < 0)
+			return -1;
 		if (peek(p) != ')') {
 			fail_at(p, p->len ? p->len - 1 : 0,
 				"expected ), found end of regex");

@@ -1036,6 +1036,9 @@ static void test_regex_errors(void)
 		{ "a))", "unbalanced ')'", 2 },
 		{ "a)b", "unbalanced ')'", 2 },
 		{ "(a)b)c", "unbalanced ')'", 5 },
+		{ "(?", "unexpected '(?", 1 },
+		{ "(?i)x", "unexpected '(?i'", 2 },
+		{ "(?=b)", "unexpected '(?='", 2 },
 	};
 	char name[64];
 
