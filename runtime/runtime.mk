@@ -1,5 +1,6 @@
-# The module runtime's unit tests: runtime/{format,stat,map}.c built in
-# user space with testsuite/unit/unit.c (compat.h maps the kernel bits to
+# The module runtime's unit tests: runtime/{format,stat,map,regex}.c (and
+# the translator's regex compiler) built in user space with
+# testsuite/unit/unit.c (compat.h maps the kernel bits to
 # libc). make check builds testsuite/unit/unit; the `unit` tier of
 # testsuite/run-tests runs it and testsuite/unit/kbuild-check (the same
 # files as a kernel module, W=1). Included by the top-level Makefile.am.

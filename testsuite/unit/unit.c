@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * unit.c - unit tests of runtime/format, runtime/stat and runtime/map in
- * user space. Prints "PASS name" or "FAIL name: why" per test; run by the
+ * unit.c - unit tests of runtime/format, runtime/stat, runtime/map and
+ * runtime/regex (with the translator's regex compiler, translator/regex.c)
+ * in user space. Prints "PASS name" or "FAIL name: why" per test; run by the
  * `unit` tier of testsuite/run-tests. Expected texts come from stap 4.8
  * run in the guest (oracle/: the scripts and their captured output).
  * usage: unit ORACLE-DIR
