@@ -12,7 +12,10 @@
  * As stap's DFA does, the first position where some thread reaches MATCH
  * decides the start (the earliest of the threads matching there); from
  * then on only threads with that start go on, and a later MATCH of one
- * of them makes the match longer. The epsilon closure is a loop over an explicit stack, so
+ * of them makes the match longer. A thread of that start that merged
+ * into one of an earlier start is gone by then, and stap's DFA, which
+ * merges them the same way, agrees: "baab" =~ ".+..|a" matches "a",
+ * not "aab" (unit/oracle/regex.out). The epsilon closure is a loop over an explicit stack, so
  * nothing recurses and all memory is the caller's scratch.
  */
 #include "regex.h"

@@ -904,6 +904,10 @@ static const struct rcase regex_cases[] = {
 	{ "ba", "(a|b)*a" },
 	{ "mississippi", "(ss)i(p*)" },
 	{ "mississippi", "s+i?" },
+	{ "baab", ".+..|a" },
+	{ "baabab", "[ab]+bb?|a" },
+	{ "abbaaab", ".+*aa[ab]|b" },
+	{ "bbababb", "[ab]*.ab|a" },
 };
 
 /* Compile re for the runtime as the emitter writes it. */
