@@ -1000,6 +1000,56 @@ static void test_regex_oracle(void)
 	}
 }
 
+/* oracle/regex-random.stp: its t("S", "RE", ...) lines (no escapes in
+ * them) against regex-random.out, line by line. */
+static void test_regex_random(void)
+{
+	char path[512], line[512], got[4096], name[64];
+	size_t len, off = 0, n = 0;
+	const char *want = oracle_section("regex-random.out", "random", &len);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/regex-random.stp", oracle_dir);
+	f = fopen(path, "r");
+	if (!want || !f) {
+		fail("regex/random", "no %s or its .out", path);
+		if (f)
+			fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char s[128], re[128];
+		struct rcase k = { s, re };
+		size_t wl;
+		const char *nl;
+
+		const char *p = line, *q;
+
+		/* \tt("S", "RE", ...): S and RE may be empty */
+		if (strncmp(p, "\tt(\"", 4) || !(q = strchr(p + 4, '"')) ||
+		    q - (p + 4) >= (long)sizeof(s) || strncmp(q, "\", \"", 4))
+			continue;
+		memcpy(s, p + 4, (size_t)(q - (p + 4)));
+		s[q - (p + 4)] = '\0';
+		p = q + 4;
+		if (!(q = strchr(p, '"')) || q - p >= (long)sizeof(re))
+			continue;
+		memcpy(re, p, (size_t)(q - p));
+		re[q - p] = '\0';
+		snprintf(name, sizeof(name), "regex/random-%zu", ++n);
+		regex_line(&k, got, sizeof(got));
+		nl = memchr(want + off, '\n', len - off);
+		wl = nl ? (size_t)(nl - (want + off)) + 1 : len - off;
+		if (strlen(got) == wl && !memcmp(want + off, got, wl))
+			pass(name);
+		else
+			fail(name, "got: %s     want: %.*s", got, (int)wl, want + off);
+		off += wl;
+	}
+	fclose(f);
+	check("regex/random-count", n > 100 && off == len, "not every line of regex-random.out was compared");
+}
+
 /* Malformed regexes: stap 4.8's message and position (stap -p2). */
 static void test_regex_errors(void)
 {
@@ -1109,6 +1159,7 @@ int main(int argc, char **argv)
 	test_map_stats();
 	test_map_many();
 	test_regex_oracle();
+	test_regex_random();
 	test_regex_errors();
 	test_regex_bounds();
 	return failures ? 1 : 0;
