@@ -27,6 +27,7 @@
 #include "format.h"
 #include "stat.h"
 #include "map.h"
+#include "regex.h"
 
 #ifdef __KERNEL__
 #include <linux/atomic.h>
@@ -104,6 +105,9 @@ struct tp_context {
 	char error_buf[MAXSTRINGLEN];
 	void *locals;			/* tapir_module.locals_size bytes of
 					 * this CPU (the generated frames) */
+	struct tp_regex_last *regex;	/* the hit's last =~ or !~ (in the
+					 * frames), NULL before the first:
+					 * matched(), ngroups() */
 	/* runtime-private below: the print buffer, the backtrace cache... */
 	void *rt;
 };
@@ -279,5 +283,12 @@ void tapir_log(const char *msg);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);
+/* matched(n): 0 and group n of the hit's last match in buf (MAXSTRINGLEN
+ * bytes; "" for a group that took no part); -ENOENT when that match (or
+ * none, before the first) has no group n; -ESRCH when it failed. */
+int tapir_regex_group(struct tp_context *c, s64 n, char *buf);
+/* ngroups(): the groups of the hit's last match, matched(0) included;
+ * -ESRCH when it failed or there was none. */
+int tapir_regex_ngroups(struct tp_context *c);
 
 #endif /* TAPIR_RUNTIME_TAPIR_H */

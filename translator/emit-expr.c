@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "emit-internal.h"
+#include "regex-compile.h"
+#include "xalloc.h"
 
 struct val mkval(const char *c, enum vtype t, bool stable)
 {
@@ -352,6 +354,116 @@ struct val arith(struct body *b, const struct expr *x, int op,
 	}
 }
 
+/* ---- regular expressions ---- */
+
+/* The index of x's compiled regex in em->regexes (added once). */
+static int regex_index(struct em *em, const struct expr *x)
+{
+	const struct rx_prog *prog = x->ref;
+	int i;
+
+	for (i = 0; i < em->nregexes; i++)
+		if (em->regexes[i].prog == prog)
+			return i;
+	em->regexes = xrealloc(em->regexes, (size_t)(em->nregexes + 1) *
+			       sizeof(*em->regexes));
+	em->regexes[i].prog = prog;
+	em->regexes[i].where = loc_text(em, &x->b->loc);
+	em->regexes[i].text = c_string(em, x->b->str, x->b->len);
+	return em->nregexes++;
+}
+
+/* s =~ "re" (s !~ "re"): the runtime's matcher over the program compiled
+ * in pass 2; it also records the match for matched() and ngroups(). */
+static struct val emit_regex(struct body *b, struct expr *x)
+{
+	struct em *em = b->em;
+	const struct rx_prog *prog = x->ref;
+	const char *r;
+	struct val s;
+	int k;
+
+	if (!prog || !prog->insn) {
+		em_error(em, &x->loc, "regular expression matching needs the "
+			 "regex compiled by pass 2");
+		return mkval("0", TYPE_LONG, true);
+	}
+	k = regex_index(em, x);
+	s = emit_expr(b, x->a);
+	r = tmp_new(b, TMP_LONG);
+	out(b, "%s = %stp_regex_match(c, &tpg_re_%d, %s, &TPG_FRAMES(c)->re.last,",
+	    r, x->op == OP_NOMATCH ? "!" : "", k, s.c);
+	out(b, "\tTPG_FRAMES(c)->re.span, TPG_FRAMES(c)->re.work.re_%d);", k);
+	return mkval(r, TYPE_LONG, true);
+}
+
+/* The programs, at file scope: one table each, named after its place. */
+void emit_regex_tables(struct em *em, FILE *o)
+{
+	if (!em->nregexes)
+		return;
+	fputs("/* ---- regular expressions (runtime/regex.h) ---- */\n\n", o);
+	for (int k = 0; k < em->nregexes; k++) {
+		const struct rx_prog *g = em->regexes[k].prog;
+
+		fputs("/* ", o);
+		for (const char *t = em->regexes[k].text; *t; t++) {
+			fputc(*t, o);
+			if (t[0] == '*' && t[1] == '/')
+				fputc('\\', o);	/* no end of comment */
+		}
+		fprintf(o, " at %s */\n", em->regexes[k].where);
+		if (g->nsets) {
+			fprintf(o, "static const u8 tpg_re_%d_sets[%u][32] = {\n",
+				k, g->nsets);
+			for (unsigned int i = 0; i < g->nsets; i++) {
+				fputs("\t{", o);
+				for (int j = 0; j < 32; j++)
+					fprintf(o, "%s0x%02x", j ? (j % 8 ? ", " :
+						",\n\t ") : " ", g->sets[i][j]);
+				fputs(" },\n", o);
+			}
+			fputs("};\n", o);
+		}
+		fprintf(o, "static const struct tp_regex_insn tpg_re_%d_insn[%u] = {\n",
+			k, g->ninsn);
+		for (unsigned int i = 0; i < g->ninsn; i++) {
+			const struct rx_insn *in = &g->insn[i];
+
+			fprintf(o, "\t/* %3u */ { %s, %u, %u, %u },\n", i,
+				rx_op_name(in->op), in->c, in->x, in->y);
+		}
+		fputs("};\n", o);
+		fprintf(o, "static const struct tp_regex tpg_re_%d = {\n"
+			"\t.insn = tpg_re_%d_insn,\n", k, k);
+		if (g->nsets)
+			fprintf(o, "\t.sets = tpg_re_%d_sets,\n", k);
+		fprintf(o, "\t.ninsn = %u,\n\t.ngroups = %u,\n};\n\n",
+			g->ninsn, g->ngroups);
+	}
+}
+
+/* The frames' part for matching: the last match and the scratch. */
+void emit_regex_frame(struct em *em, FILE *o)
+{
+	unsigned int groups = 1;
+
+	if (!em->nregexes)
+		return;
+	for (int k = 0; k < em->nregexes; k++)
+		if (em->regexes[k].prog->ngroups > groups)
+			groups = em->regexes[k].prog->ngroups;
+	fprintf(o, "\tstruct {\t\t/* =~ and !~: the hit's last match, "
+		"the scratch */\n"
+		"\t\tstruct tp_regex_last last;\n"
+		"\t\tu16 span[%u];\n\t\tunion {\n", 2 * groups);
+	for (int k = 0; k < em->nregexes; k++)
+		fprintf(o, "\t\t\tu16 re_%d[TP_REGEX_WORK(%u, %u)];\n", k,
+			em->regexes[k].prog->ninsn,
+			2 * em->regexes[k].prog->ngroups);
+	fputs("\t\t} work;\n\t} re;\n", o);
+}
+
 /* a . b into a string temporary (reusing a's when it is one). */
 static struct val concat(struct body *b, struct val a, struct val v,
 			 bool a_owned)
@@ -386,9 +498,7 @@ static struct val emit_binary(struct body *b, struct expr *x)
 		return emit_logical(b, x);
 	case OP_MATCH:
 	case OP_NOMATCH:
-		em_error(em, &x->loc, "regular expression matching ('%s') is "
-			 "not supported yet", ast_op_name(x->op));
-		return mkval("0", TYPE_LONG, true);
+		return emit_regex(b, x);
 	default:
 		break;
 	}

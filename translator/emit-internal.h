@@ -128,6 +128,14 @@ struct em {
 	int nidx;
 
 	int nprobes_emitted;
+
+	/* the regexes of =~ and !~ (struct rx_prog), emitted as tpg_re_N */
+	struct em_regex {
+		const struct rx_prog *prog;
+		const char *where;	/* "t.stp:3:14" */
+		const char *text;	/* the literal, as C */
+	} *regexes;
+	int nregexes;
 };
 
 /* A value: a C expression of a script type. */
@@ -139,6 +147,11 @@ struct val {
 	bool local;		/* a local variable: only assignments in this
 				 * body can change it */
 };
+
+/* emit-expr.c */
+struct rx_prog;
+void emit_regex_tables(struct em *em, FILE *o);
+void emit_regex_frame(struct em *em, FILE *o);
 
 /* emit.c */
 const char *em_printf(struct em *em, const char *fmt, ...)

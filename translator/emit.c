@@ -1118,6 +1118,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	}
 	embedded_blocks(&em, o);
 	emit_globals_decl(&em, o);
+	emit_regex_tables(&em, o);
 
 	/* frames */
 	pframe = xcalloc((size_t)np + 1, sizeof(*pframe));
@@ -1143,7 +1144,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 				"each probe and function ---- */\n\n%s", fbuf);
 		free(fbuf);
 	}
-	if (any_probe_frame || any_fn_frame) {
+	if (any_probe_frame || any_fn_frame || em.nregexes) {
 		fputs("struct tp_frames {\n", o);
 		if (any_probe_frame) {
 			fputs("\tunion {\n", o);
@@ -1161,6 +1162,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 						em.fns[i]->cname, em.fns[i]->cname);
 			fputs("\t} fn[MAXNESTING];\n", o);
 		}
+		emit_regex_frame(&em, o);
 		fputs("};\n\n", o);
 	}
 
@@ -1259,8 +1261,8 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		c_string(&em, prog->user->file ? prog->user->file->name :
 			 "<input>", strlen(prog->user->file ?
 					   prog->user->file->name : "<input>")),
-		any_probe_frame || any_fn_frame ? "sizeof(struct tp_frames)" :
-		"0");
+		any_probe_frame || any_fn_frame || em.nregexes ?
+		"sizeof(struct tp_frames)" : "0");
 	emit_dwarf_module_fields(&em, o);
 	fputs("};\n", o);
 
@@ -1294,5 +1296,6 @@ done:
 	free(em.pvals);
 	free(em.cnames);
 	free(em.idxbufs);
+	free(em.regexes);
 	return em.errors ? -1 : 0;
 }

@@ -20,7 +20,7 @@ translator_libtapir_a_SOURCES = \
 	translator/elab.h translator/elab-internal.h translator/provider.h \
 	translator/tapset.c translator/resolve.c translator/types.c \
 	translator/probes.c translator/ksyms.c translator/optimize.c \
-	translator/dump.c \
+	translator/dump.c translator/regex.c translator/regex-compile.h \
 	translator/pp_core.c translator/pp_timer.c translator/pp_kprobe.c \
 	translator/pp_kernel.c \
 	translator/emit.c translator/emit.h translator/emit-internal.h \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "elab-internal.h"
+#include "regex-compile.h"
 
 static enum vtype infer(struct elab *e, struct expr *x, enum vtype want);
 static void infer_stmt(struct elab *e, struct stmt *st);
@@ -391,6 +392,120 @@ static enum vtype infer_assign(struct elab *e, struct expr *x)
 	return tl != TYPE_UNKNOWN ? tl : tr;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One byte of a string literal as written at r (the lexer's escapes):
+ * its value, r moved past it. */
+static char literal_byte(const char **r, const char *end)
+{
+	const char *p = *r;
+	char c = *p++;
+	int v, k;
+
+	if (c == '\\' && p < end) {
+		c = *p++;
+		switch (c) {
+		case 'n': c = '\n'; break;
+		case 't': c = '\t'; break;
+		case 'r': c = '\r'; break;
+		case 'a': c = '\a'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'v': c = '\v'; break;
+		case 'x':
+			for (v = 0, k = 0; k < 2 && p < end && hex_digit(*p) >= 0; k++)
+				v = v * 16 + hex_digit(*p++);
+			c = k ? (char)v : 'x';
+			break;
+		default:
+			if (c >= '0' && c <= '7') {
+				for (v = c - '0', k = 1; k < 3 && p < end &&
+				     *p >= '0' && *p <= '7'; k++)
+					v = v * 8 + (*p++ - '0');
+				c = (char)v;
+			}
+		}
+	}
+	*r = p;
+	return c;
+}
+
+/* stap counts a regex error's position in the literal as written, its
+ * escapes not decoded: the byte pos of the decoded literal lit, so
+ * counted. When the source does not hold lit as one literal at its place
+ * (adjacent literals, a macro, an argument): pos itself. */
+static size_t regex_written_pos(const struct expr *lit, size_t pos)
+{
+	const struct loc *l = &lit->loc;
+	const char *p, *end, *raw;
+	size_t n = 0;
+	int line = 1;
+
+	if (!l->file || l->exp || l->line <= 0 || l->col <= 0)
+		return pos;
+	p = l->file->text;
+	end = p + l->file->len;
+	for (; p < end && line < l->line; p++)
+		if (*p == '\n')
+			line++;
+	if (line != l->line || end - p < l->col || p[l->col - 1] != '"')
+		return pos;
+	raw = p + l->col;
+	for (p = raw; p < end && *p != '"' && *p != '\n'; n++) {
+		if (n == pos)
+			return (size_t)(p - raw);
+		if (n >= lit->len || literal_byte(&p, end) != lit->str[n])
+			return pos;
+	}
+	if (p >= end || *p != '"' || n != lit->len || pos < n)
+		return pos;
+	return (size_t)(p - raw) + (pos - n);
+}
+
+/* The regex literal of x =~ "re": compile it once, into x->ref (an
+ * rx_prog in the arena; with no instructions when it failed, so that it
+ * is reported once), for pass 3. Malformed: an error at the literal,
+ * worded as stap's. */
+static void compile_regex(struct elab *e, struct expr *x)
+{
+	struct rx_prog tmp, *prog;
+	struct rx_error err;
+
+	if (x->ref || !x->b || x->b->kind != E_STR)
+		return;
+	if (rx_compile(x->b->str, x->b->len, &tmp, &err) < 0) {
+		x->ref = ANEW(&e->s->arena, struct rx_prog);
+		if (err.has_pos)
+			elab_error(e, &x->b->loc, "regex compilation error (at "
+				   "position %zu): %s",
+				   regex_written_pos(x->b, err.pos), err.msg);
+		else
+			elab_error(e, &x->b->loc, "regex compilation error: %s",
+				   err.msg);
+		return;
+	}
+	prog = ANEW(&e->s->arena, struct rx_prog);
+	*prog = tmp;
+	prog->insn = arena_alloc(&e->s->arena, tmp.ninsn * sizeof(*tmp.insn));
+	memcpy(prog->insn, tmp.insn, tmp.ninsn * sizeof(*tmp.insn));
+	prog->sets = NULL;
+	if (tmp.nsets) {
+		prog->sets = arena_alloc(&e->s->arena, tmp.nsets * sizeof(*tmp.sets));
+		memcpy(prog->sets, tmp.sets, tmp.nsets * sizeof(*tmp.sets));
+	}
+	rx_free(&tmp);
+	x->ref = prog;
+}
+
 static enum vtype infer_binary(struct elab *e, struct expr *x)
 {
 	enum vtype ta, tb;
@@ -403,6 +518,7 @@ static enum vtype infer_binary(struct elab *e, struct expr *x)
 	case OP_MATCH:
 	case OP_NOMATCH:
 		infer_as(e, x->a, TYPE_STRING);
+		compile_regex(e, x);
 		return TYPE_LONG;
 	case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ:
 	case OP_NE:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * unit.c - unit tests of runtime/format, runtime/stat and runtime/map in
- * user space. Prints "PASS name" or "FAIL name: why" per test; run by the
+ * unit.c - unit tests of runtime/format, runtime/stat, runtime/map and
+ * runtime/regex (with the translator's regex compiler, translator/regex.c)
+ * in user space. Prints "PASS name" or "FAIL name: why" per test; run by the
  * `unit` tier of testsuite/run-tests. Expected texts come from stap 4.8
  * run in the guest (oracle/: the scripts and their captured output).
  * usage: unit ORACLE-DIR
@@ -11,6 +12,8 @@
 
 #include "format.h"
 #include "map.h"
+#include "regex.h"
+#include "regex-compile.h"
 #include "stat.h"
 
 int tp_compat_cpu;
@@ -743,6 +746,400 @@ static void test_map_many(void)
 	tp_map_free(&m);
 }
 
+/* ---- regex (translator/regex.c compiles, runtime/regex.c matches) ---- */
+
+struct rcase {
+	const char *s, *re;
+};
+
+/* testsuite/unit/oracle/regex.stp, line by line. */
+static const struct rcase regex_cases[] = {
+	{ "an example string", "str(ing)" },
+	{ "xabcabcy", "(abc)+" },
+	{ "aaa", "a*" },
+	{ "baaa", "a*" },
+	{ "abcd", "(a|ab)(c|bcd)(d*)" },
+	{ "abab", "(ab|a)(bab)?" },
+	{ "aaa", "(a*)*" },
+	{ "abc", "(a)|(b)" },
+	{ "bc", "(a)|(b)" },
+	{ "foobar", "o+" },
+	{ "foobar", "o+?" },
+	{ "abcabc", "(a(b)c)*" },
+	{ "xy", "x(z)?y" },
+	{ "xy", "()" },
+	{ "", "^$" },
+	{ "abc", "^abc$" },
+	{ "abc", "b$" },
+	{ "abc", "c$" },
+	{ "a\nb", "a$" },
+	{ "a\nb", "^b" },
+	{ "a.c", "a\\.c" },
+	{ "abc", "a\\.c" },
+	{ "abc", "a.c" },
+	{ "a\nc", "a.c" },
+	{ "aaaa", "a{2}" },
+	{ "aaaa", "a{2,}" },
+	{ "aaaa", "a{1,3}" },
+	{ "aaaa", "^a{5}" },
+	{ "ab", "a{0}b" },
+	{ "a}", "a}" },
+	{ "a)", "a)" },
+	{ "x", "a)" },
+	{ "xy", ")" },
+	{ "abab", "(ab){2}" },
+	{ "Hello World", "[[:upper:]][[:lower:]]+" },
+	{ "x 12", "[[:digit:]]+" },
+	{ "ab-c", "[^a-b]" },
+	{ "a]b", "[]]" },
+	{ "a-b", "[a-]+" },
+	{ "a^b", "[b^]+" },
+	{ "ABC", "abc" },
+	{ "tab\there", "\\t" },
+	{ "tab\there", "\t" },
+	{ "a|b", "a\\|b" },
+	{ "a+b", "a\\+b" },
+	{ "anb", "a\\nb" },
+	{ "a\nb", "a\\nb" },
+	{ "adb", "a\\db" },
+	{ "a5b", "a\\db" },
+	{ "a_b", "a\\wb" },
+	{ "zzz", "a||b" },
+	{ "zzz", "|a" },
+	{ "ab", "a**" },
+	{ "a\\b", "a\\\\b" },
+	{ "abcabd", "ab(c|d)$" },
+	{ "xaaay", "a+|x" },
+	{ "xaaay", "x|xa+" },
+	{ "xaaay", "xa*|x" },
+	{ "abcd", "(a|ab)(c|bcd)" },
+	{ "abcd", "(ab|a)(c|bcd)" },
+	{ "aaab", "(a*)(a*)b" },
+	{ "aaab", "(a*?)(a*)b" },
+	{ "abab", "(a|b)*" },
+	{ "ab", "(a)(b)?" },
+	{ "a", "(a)(b)?" },
+	{ "aa", "(a?)((ab)?)" },
+	{ "foo=bar", "^([a-z]+)=(.*)$" },
+	{ "xx", "x*y*" },
+	{ "yx", "x*" },
+	{ "AbC", "[[:alpha:]]+" },
+	{ "a1 b", "[[:alnum:]]+" },
+	{ "a,.!b", "[[:punct:]]+" },
+	{ "zzBEEFq", "[[:xdigit:]]+" },
+	{ "a \tb", "[[:space:]]+" },
+	{ "a \tb", "[[:blank:]]+" },
+	{ "ab\001c", "[[:cntrl:]]" },
+	{ "ab c", "[[:graph:]]+" },
+	{ "ab c", "[[:print:]]+" },
+	{ "\177", "[[:print:]]" },
+	{ "\200\377", "." },
+	{ "\351t\351", "[^a-z]" },
+	{ "\303\251", "[[:alpha:]]" },
+	{ "\303\251", "[^[:alpha:]]" },
+	{ "a.b", "[.]" },
+	{ "ab", "[\\n]" },
+	{ "n", "[\\n]" },
+	{ "a*b", "a[*]b" },
+	{ "x-y", "[x\\-y]+" },
+	{ "a", "a|" },
+	{ "b", "a|" },
+	{ "a", "(|a)" },
+	{ "xay", "x(a|)y" },
+	{ "abc", "$" },
+	{ "abc", "^" },
+	{ "abc", "a^b" },
+	{ "abc", "a$b" },
+	{ "abc", "(^a)" },
+	{ "bab", "(^a|b)" },
+	{ "ba", "b(^a)" },
+	{ "ab", "x*" },
+	{ "aaaa", "a{2}{2}" },
+	{ "aaa", "(a){2,3}" },
+	{ "abcabc", "(abc){0,1}" },
+	{ "a{1}", "a\\{1}" },
+	{ "a{x", "a[{]x" },
+	{ "xy", "x{1}y" },
+	{ "a", "[[=a=]]" },
+	{ "a=]", "[[=a=]]" },
+	{ "a]", "[^]a]" },
+	{ "a]b", "[^]a]" },
+	{ "-", "[a-]" },
+	{ ".-/", "[--/]+" },
+	{ "xaaa", "a?*" },
+	{ "aaa", "a{0,0}" },
+	{ "abc", ".{3}" },
+	{ "ab", ".{3}" },
+	{ "abcabc", "(a|b|c){4}" },
+	{ "abcabc", "((a)|(b)|(c))+" },
+	{ "abab", "(a(b)?)+" },
+	{ "aba", "(a(b)?)+" },
+	{ "ab", "(a|ab)(b*)" },
+	{ "abb", "(a|ab)(b*)c|." },
+	{ "xabcx", "(a|ab)(bc|c)" },
+	{ "aaa", "(a+)(a*)" },
+	{ "aaa", "(a*)(a+)" },
+	{ "aaa", "(a?)(a?)(a?)(a?)" },
+	{ "abcd", "(a|ab|abc)(.*)" },
+	{ "ab", "((a)|b)+" },
+	{ "aXbXc", "(.*)X(.*)" },
+	{ "aXbXc", "([^X]*)X" },
+	{ "abcbd", "a(b|c)*d" },
+	{ "ab1", "[a-z]+([0-9])?" },
+	{ "xababy", "(ab)*y" },
+	{ "xy", "(a*)+y" },
+	{ "aab", "(a*)b" },
+	{ "zzz", "(a)*" },
+	{ "aba", "(a|b)(a|b)?$" },
+	{ "Ab", "[[:upper:][:digit:]]" },
+	{ "b", "[a-cx-z]" },
+	{ "abcd", "abcd|c" },
+	{ "xabcdy", "bcd|c|abcde" },
+	{ "key: value", "^([^:]+):[[:space:]]*(.*)$" },
+	{ "/usr/lib/libc.so.6", "([^/]*)\\.so(\\.[0-9]+)*$" },
+	{ "2026-12-01", "^([0-9]{4})-([0-9]{2})-([0-9]{2})$" },
+	{ "x=1,y=22", "y=([0-9]+)" },
+	{ "aaa", "a{1,2}a" },
+	{ "abab", "(ab)+$" },
+	{ "ba", "(a|b)*a" },
+	{ "mississippi", "(ss)i(p*)" },
+	{ "mississippi", "s+i?" },
+	{ "baab", ".+..|a" },
+	{ "baabab", "[ab]+bb?|a" },
+	{ "abbaaab", ".+*aa[ab]|b" },
+	{ "bbababb", "[ab]*.ab|a" },
+};
+
+/* Compile re for the runtime as the emitter writes it. */
+static bool regex_build(const char *re, struct rx_prog *g, struct tp_regex *r,
+			struct tp_regex_insn **insn, struct rx_error *err)
+{
+	if (rx_compile(re, strlen(re), g, err) < 0)
+		return false;
+	*insn = calloc(g->ninsn, sizeof(**insn));
+	for (unsigned int i = 0; i < g->ninsn; i++) {
+		(*insn)[i].op = g->insn[i].op;
+		(*insn)[i].c = g->insn[i].c;
+		(*insn)[i].x = g->insn[i].x;
+		(*insn)[i].y = g->insn[i].y;
+	}
+	r->insn = *insn;
+	r->sets = (const u8 (*)[32])g->sets;
+	r->ninsn = (u16)g->ninsn;
+	r->ngroups = (u16)g->ngroups;
+	return true;
+}
+
+/* One line as regex.stp prints it. */
+static void regex_line(const struct rcase *k, char *out, size_t size)
+{
+	static u16 work[TP_REGEX_WORK(RX_MAX_INSN, 2 * RX_MAX_GROUPS)];
+	u16 span[2 * RX_MAX_GROUPS];
+	struct tp_regex_insn *insn = NULL;
+	struct rx_prog g;
+	struct rx_error err;
+	struct tp_regex r;
+	size_t n;
+	bool m;
+
+	if (!regex_build(k->re, &g, &r, &insn, &err)) {
+		snprintf(out, size, "compile error: %s\n", err.msg);
+		return;
+	}
+	m = tp_regex_exec(&r, k->s, strlen(k->s), span, work);
+	n = (size_t)snprintf(out, size, "%s ~ %s -> %d", k->s, k->re, m);
+	if (m) {
+		n += (size_t)snprintf(out + n, size - n, " ng=%u", r.ngroups);
+		for (unsigned int i = 0; i < r.ngroups; i++) {
+			u16 a = span[2 * i], b = span[2 * i + 1];
+			int len = a == TP_REGEX_UNSET || b == TP_REGEX_UNSET ? 0 : b - a;
+
+			n += (size_t)snprintf(out + n, size - n, " [%u]='%.*s'", i,
+					      len, len ? k->s + a : "");
+		}
+	}
+	snprintf(out + n, size - n, "\n");
+	free(insn);
+	rx_free(&g);
+}
+
+#define NCASES (sizeof(regex_cases) / sizeof(regex_cases[0]))
+
+static void test_regex_oracle(void)
+{
+	size_t len, off = 0;
+	const char *want = oracle_section("regex.out", "regex", &len);
+	char got[4096], name[64];
+
+	if (!want) {
+		fail("regex/oracle", "no section '== regex' in %s/regex.out",
+		     oracle_dir);
+		return;
+	}
+	for (size_t i = 0; i < NCASES; i++) {
+		char next[512];
+		const char *end = want + len;
+		size_t wl;
+
+		/* this case's text runs up to the next case's "S ~ RE -> " (a
+		 * subject may hold a newline) */
+		snprintf(name, sizeof(name), "regex/%zu", i + 1);
+		regex_line(&regex_cases[i], got, sizeof(got));
+		if (i + 1 < NCASES) {
+			snprintf(next, sizeof(next), "\n%s ~ %s -> ",
+				 regex_cases[i + 1].s, regex_cases[i + 1].re);
+			end = strstr(want + off + 1, next);
+			end = end ? end + 1 : want + len;
+		}
+		wl = (size_t)(end - (want + off));
+		if (strlen(got) == wl && !memcmp(want + off, got, wl))
+			pass(name);
+		else
+			fail(name, "got: %s     want: %.*s", got, (int)wl, want + off);
+		off += wl;
+	}
+}
+
+/* oracle/regex-random.stp: its t("S", "RE", ...) lines (no escapes in
+ * them) against regex-random.out, line by line. */
+static void test_regex_random(void)
+{
+	char path[512], line[512], got[4096], name[64];
+	size_t len, off = 0, n = 0;
+	const char *want = oracle_section("regex-random.out", "random", &len);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/regex-random.stp", oracle_dir);
+	f = fopen(path, "r");
+	if (!want || !f) {
+		fail("regex/random", "no %s or its .out", path);
+		if (f)
+			fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char s[128], re[128];
+		struct rcase k = { s, re };
+		size_t wl;
+		const char *nl;
+
+		const char *p = line, *q;
+
+		/* \tt("S", "RE", ...): S and RE may be empty */
+		if (strncmp(p, "\tt(\"", 4) || !(q = strchr(p + 4, '"')) ||
+		    q - (p + 4) >= (long)sizeof(s) || strncmp(q, "\", \"", 4))
+			continue;
+		memcpy(s, p + 4, (size_t)(q - (p + 4)));
+		s[q - (p + 4)] = '\0';
+		p = q + 4;
+		if (!(q = strchr(p, '"')) || q - p >= (long)sizeof(re))
+			continue;
+		memcpy(re, p, (size_t)(q - p));
+		re[q - p] = '\0';
+		snprintf(name, sizeof(name), "regex/random-%zu", ++n);
+		regex_line(&k, got, sizeof(got));
+		nl = memchr(want + off, '\n', len - off);
+		wl = nl ? (size_t)(nl - (want + off)) + 1 : len - off;
+		if (strlen(got) == wl && !memcmp(want + off, got, wl))
+			pass(name);
+		else
+			fail(name, "got: %s     want: %.*s", got, (int)wl, want + off);
+		off += wl;
+	}
+	fclose(f);
+	check("regex/random-count", n > 100 && off == len, "not every line of regex-random.out was compared");
+}
+
+/* Malformed regexes: stap 4.8's message and position (stap -p2). */
+static void test_regex_errors(void)
+{
+	static const struct {
+		const char *re, *msg;
+		long pos;		/* -1: none */
+	} bad[] = {
+		{ "(", "expected ), found end of regex", 0 },
+		{ "((a)", "expected ), found end of regex", 3 },
+		{ "a|(", "expected ), found end of regex", 2 },
+		{ "[a", "unclosed character class", 1 },
+		{ "[]", "unclosed character class", 1 },
+		{ "[^]", "unclosed character class", 2 },
+		{ "*a", "unexpected '*'", 0 },
+		{ "a|*b", "unexpected '*'", 2 },
+		{ "(*a)", "unexpected '*'", 1 },
+		{ "+", "unexpected '+'", 0 },
+		{ "?a", "unexpected '?'", 0 },
+		{ "{2}", "unexpected '{'", 0 },
+		{ "a{2", "unexpected end of regex", 3 },
+		{ "a{", "expected number", 2 },
+		{ "a{x", "expected number", 3 },
+		{ "a{,3}", "expected number", 3 },
+		{ "a{1x}", "expected ',' or '}'", 3 },
+		{ "a{1,", "expected '}' or number", 4 },
+		{ "a{1,x", "expected '}' or number", 5 },
+		{ "a{1,2x", "expected }, found x", 5 },
+		{ "a{1,2", "expected }, found end of regex", 4 },
+		{ "a{16383}", "16383 is too large", 8 },
+		{ "[[:foo:]]", "unknown character class 'foo'", -1 },
+		{ "[[:alpha:]", "unclosed character class '[:alpha:'", 10 },
+		{ "[[:alpha]]", "unclosed character class '[:alpha]'", 10 },
+		{ "[[:", "unclosed character class '[:'", 3 },
+		{ "[z-a]", "Inverted character range z-a", 4 },
+		{ "[a-[:digit:]]", "Inverted character range a-[", 4 },
+		{ "^*", "postfix closure '*' applied to anchoring operator", 1 },
+		{ "$*", "postfix closure '*' applied to anchoring operator", 1 },
+		{ "\\", "unexpected end of regex", 1 },
+		{ "a))", "unbalanced ')'", 2 },
+		{ "a)b", "unbalanced ')'", 2 },
+		{ "(a)b)c", "unbalanced ')'", 5 },
+		{ "(?", "unexpected '(?", 1 },
+		{ "(?i)x", "unexpected '(?i'", 2 },
+		{ "(?=b)", "unexpected '(?='", 2 },
+	};
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rx_prog g;
+		struct rx_error err;
+		int r = rx_compile(bad[i].re, strlen(bad[i].re), &g, &err);
+
+		snprintf(name, sizeof(name), "regex/error-%zu", i + 1);
+		if (r == 0)
+			fail(name, "'%s' compiled", bad[i].re);
+		else if (strcmp(err.msg, bad[i].msg) ||
+			 (bad[i].pos < 0 ? err.has_pos :
+			  !err.has_pos || err.pos != (size_t)bad[i].pos))
+			fail(name, "'%s': got '%s' at %ld, want '%s' at %ld",
+			     bad[i].re, err.msg, err.has_pos ? (long)err.pos : -1L,
+			     bad[i].msg, bad[i].pos);
+		else
+			pass(name);
+		rx_free(&g);
+	}
+}
+
+/* Bounded work: the longest string against a program with many
+ * threads, and limits refused at compile time. */
+static void test_regex_bounds(void)
+{
+	static char s[MAXSTRINGLEN];
+	struct rcase k = { s, "(a|aa)*(b|a*)*c" };
+	struct rx_prog g;
+	struct rx_error err;
+	char got[2 * MAXSTRINGLEN + 64];
+
+	memset(s, 'a', sizeof(s) - 1);
+	regex_line(&k, got, sizeof(got));
+	check("regex/long-nomatch", !strncmp(got, "aaaa", 4) &&
+	      strstr(got, "-> 0\n") != NULL, got);
+	s[sizeof(s) - 2] = 'c';
+	k.re = "^(a|aa)*c$";
+	regex_line(&k, got, sizeof(got));
+	check("regex/long-match", strstr(got, "-> 1 ng=2") != NULL, got);
+	check("regex/too-large", rx_compile("(a{100}){100}", 13, &g, &err) < 0 &&
+	      strstr(err.msg, "too large") != NULL, err.msg);
+	rx_free(&g);
+}
+
 int main(int argc, char **argv)
 {
 	oracle_dir = argc > 1 ? argv[1] : "testsuite/unit/oracle";
@@ -761,5 +1158,9 @@ int main(int argc, char **argv)
 	test_map_sort();
 	test_map_stats();
 	test_map_many();
+	test_regex_oracle();
+	test_regex_random();
+	test_regex_errors();
+	test_regex_bounds();
 	return failures ? 1 : 0;
 }
