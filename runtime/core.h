@@ -259,7 +259,6 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 	c->aborted = false;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
-	c->regex = NULL;
 	tp_print_reset(c);
 
 	if (unlikely(!tp_lock(p))) {

@@ -107,7 +107,9 @@ struct tp_context {
 					 * this CPU (the generated frames) */
 	struct tp_regex_last *regex;	/* the hit's last =~ or !~ (in the
 					 * frames), NULL before the first:
-					 * matched(), ngroups() */
+					 * matched(), ngroups(); the probe
+					 * handlers of a program with =~ reset
+					 * it (others never set it) */
 	/* runtime-private below: the print buffer, the backtrace cache... */
 	void *rt;
 };

@@ -695,9 +695,12 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 	if (frame)
 		fprintf(o, "\tstruct %s_locals *l = &TPG_FRAMES(c)->probe.%s;\n\n",
 			po->handler, po->handler);
+	/* matched() in this hit sees only this hit's =~ (programs without
+	 * one never set c->regex: their hits skip the store) */
+	if (em->nregexes)
+		fputs("\tc->regex = NULL;\n", o);
 	init_locals(b, o);
 	upfront_check(b, o);
-	(void)em;
 	fwrite(b->text, 1, b->len, o);
 	fputs("}\n\n", o);
 }
