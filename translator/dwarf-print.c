@@ -272,6 +272,11 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 		case DWARF_LOC_CONST:
 			fprintf(f, "%lld", (long long)l->value);
 			break;
+		case DWARF_LOC_PIECES:
+			/* the bytes read from the composite */
+			fprintf(f, "@kpieces(%u, %llu)", l->piece_size,
+				(unsigned long long)l->piece_off);
+			break;
 		default:
 			if (l->simple && l->reg >= 0 && l->offset)
 				fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
