@@ -1082,12 +1082,12 @@ static int pieces_access(struct vctx *v, struct dwarf_access *a,
 		off += (uint64_t)a->steps[k++].offset;
 	if (k < a->nsteps && a->steps[k].kind == DWARF_STEP_INDEX) {
 		verr(v, l, "cannot index an array of '$%s': it is split in "
-		     "pieces (registers), %s", name, where(v));
+		     "pieces (DW_OP_piece), %s", name, where(v));
 		return 0;
 	}
 	if (k == a->nsteps && a->result == DWARF_RES_ADDRESS) {
 		verr(v, l, "cannot take the address of '%s': '$%s' is split "
-		     "in pieces (registers), %s", a->text, name, where(v));
+		     "in pieces (DW_OP_piece), %s", a->text, name, where(v));
 		return 0;
 	}
 	size = k < a->nsteps ? 8 : a->size;

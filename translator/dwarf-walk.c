@@ -733,7 +733,7 @@ static void check_writable(struct vctx *v, const struct expr *x)
 		return;
 	if (!a->cast && a->base.kind == DWARF_LOC_PIECES && !a->nsteps) {
 		verr(v, &x->loc, "cannot write to '%s': it is split in pieces "
-		     "(registers)", a->text);
+		     "(DW_OP_piece)", a->text);
 		return;
 	}
 	if (a->at_entry || a->result != DWARF_RES_INT ||
