@@ -251,6 +251,17 @@ TM_FN long tm_ref(struct tm_ref r)
 	return r.leaf->id + r.tag;
 }
 
+/* a local struct gcc splits into scalars: q is described as two pieces
+ * computed from x (DW_OP_breg5 DW_OP_lit3 DW_OP_mul DW_OP_stack_value
+ * DW_OP_piece 8 ...), x living in rdi, then rbx after the call */
+TM_FN long tm_split(long x)
+{
+	struct tm_pair q = { .a = x * 3, .b = x + 1 };
+
+	tm_sink((int)q.a, 0);
+	return q.b;
+}
+
 static void tm_pieces_cmd(void)
 {
 	struct tm_pair p = { .a = -5000000000L, .b = 77 };
@@ -260,6 +271,7 @@ static void tm_pieces_cmd(void)
 	tm_pair(p, 3);
 	tm_mixed(2, m);
 	tm_ref(r);
+	tm_split(40);
 }
 
 static int tm_struct_cmd(void)
