@@ -1106,7 +1106,8 @@ static int pieces_access(struct vctx *v, struct dwarf_access *a,
 
 		if (!p->empty || pos >= off + size || pos + p->size <= off)
 			continue;
-		if (v->s->skip_badvars)
+		/* pretty printing ($q$, $$parms) tries members: '?' */
+		if (v->s->skip_badvars && !v->trial)
 			return -1;
 		verr(v, l, "'%s' is not accessible at this address (pc: "
 		     "%#llx): that part of '$%s' was optimized away there, %s",
@@ -1243,6 +1244,8 @@ skip:
 	/* --skip-badvars: the value is 0 */
 	memset(&a->base, 0, sizeof(a->base));
 	a->base.kind = DWARF_LOC_CONST;
+	a->steps = NULL;	/* pieces_access() may have walked a chain */
+	a->nsteps = 0;
 	a->result = DWARF_RES_INT;
 	a->size = 8;
 	a->type = dwt_name(v->s, &type);

@@ -262,6 +262,16 @@ TM_FN long tm_split(long x)
 	return q.b;
 }
 
+/* as tm_split, but x is dead after the call: on the return line q.a is
+ * gone (an empty piece) while q.b is y + 1 from rbx */
+TM_FN long tm_gone(long x, long y)
+{
+	struct tm_pair q = { .a = x * 3, .b = y + 1 };
+
+	tm_sink((int)q.a, 0);
+	return q.b;
+}
+
 static void tm_pieces_cmd(void)
 {
 	struct tm_pair p = { .a = -5000000000L, .b = 77 };
@@ -272,6 +282,7 @@ static void tm_pieces_cmd(void)
 	tm_mixed(2, m);
 	tm_ref(r);
 	tm_split(40);
+	tm_gone(50, 60);
 }
 
 static int tm_struct_cmd(void)
