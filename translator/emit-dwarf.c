@@ -5,11 +5,12 @@
  * An access becomes straight-line C over the probe's saved registers and
  * the fault-tolerant reads of runtime/dwarf.h: the base location (a
  * register, register plus offset, or a small DWARF expression compiled
- * op by op onto a C array used as the stack), then the DEREF, OFFSET and
- * INDEX steps, then the result (an integer of 1-8 bytes sign- or
- * zero-extended, a bitfield, an address). A read that faults raises
- * SystemTap's catchable "read fault [man error::fault] at 0x..." with the
- * access's "near" text.
+ * op by op onto a C array used as the stack, or the bytes of a variable
+ * held in pieces gathered from its registers, values and memory), then
+ * the DEREF, OFFSET and INDEX steps, then the result (an integer of 1-8
+ * bytes sign- or zero-extended, a bitfield, an address). A read that
+ * faults raises SystemTap's catchable "read fault [man error::fault] at
+ * 0x..." with the access's "near" text.
  *
  * In a .return probe, accesses read at entry (parameters, @entry()) are
  * computed by the kretprobe's entry handler (probe_N_dwentry, generated
