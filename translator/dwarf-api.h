@@ -172,7 +172,11 @@ enum dwarf_loc_kind {
 	DWARF_LOC_MEM,		/* OBJECT at the address ops compute */
 	DWARF_LOC_VALUE,	/* VALUE: what ops compute */
 	DWARF_LOC_CONST,	/* VALUE: the constant 'value' */
+	DWARF_LOC_PIECES,	/* a composite: the variable's bytes are held
+				 * in pieces (DW_OP_piece), see below */
 };
+
+struct dwarf_piece;
 
 /* The base location at the probe pc. ops is the location-list entry for
  * that pc with the frame base (DW_OP_fbreg over DW_OP_call_frame_cfa)
@@ -200,6 +204,31 @@ struct dwarf_loc {
 	int64_t value;			/* CONST */
 	const struct dwarf_op *ops;	/* MEM, VALUE */
 	int nops;
+	/* PIECES: the variable's bytes in order, piece by piece (the first
+	 * piece holds bytes [0, size0), the next [size0, size0 + size1),
+	 * ...). Pass 2 reduces an access to such a variable to a read of
+	 * piece_size bytes (1-8) at byte piece_off: leading OFFSET steps
+	 * (members, constant indexes) are folded into piece_off and removed
+	 * from the steps, and what is read is a VALUE (the bytes of a
+	 * member, or a pointer the steps then DEREF). Bytes come from each
+	 * piece covering them, little-endian: the low bytes of a register
+	 * or a value (shifted down by the offset within the piece), memory
+	 * at the piece's address plus that offset. Pass 2 refuses reads
+	 * touching an empty piece (optimized out), the address of the
+	 * variable, and writes to it. */
+	const struct dwarf_piece *pieces;
+	int npieces;
+	uint64_t piece_off;
+	unsigned piece_size;
+};
+
+/* One piece of a composite location: 'size' bytes held in 'loc' (REG,
+ * MEM, VALUE or CONST, never PIECES), or nowhere (empty: optimized
+ * out). Bit pieces (DW_OP_bit_piece) are not supported. */
+struct dwarf_piece {
+	uint64_t size;
+	bool empty;
+	struct dwarf_loc loc;
 };
 
 enum dwarf_step_kind { DWARF_STEP_DEREF, DWARF_STEP_OFFSET, DWARF_STEP_INDEX };

@@ -249,6 +249,58 @@ static void print_ops(FILE *out, const struct dwarf_loc *l)
 	fputc('>', out);
 }
 
+/* A location without pieces: a register, a constant, an address or a
+ * value. */
+static void print_loc(FILE *f, const struct dwarf_loc *l)
+{
+	switch (l->kind) {
+	case DWARF_LOC_REG:
+		fprintf(f, "@kregister(%d)", l->reg);
+		break;
+	case DWARF_LOC_CONST:
+		fprintf(f, "%lld", (long long)l->value);
+		break;
+	case DWARF_LOC_PIECES:
+		fputs("<pieces>", f);
+		break;
+	default:
+		if (l->simple && l->reg >= 0 && l->offset)
+			fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
+				(long long)l->offset);
+		else if (l->simple && l->reg >= 0)
+			fprintf(f, "@kregister(%d)", l->reg);
+		else if (l->simple)
+			fprintf(f, "%#llx", (unsigned long long)l->offset);
+		else
+			print_ops(f, l);
+	}
+}
+
+/* A read from a composite: @kpieces(SIZE, OFFSET, [PIECE:BYTES, ...]),
+ * a memory piece as @kmem(ADDRESS), an optimized-out one as <empty>. */
+static void print_pieces(FILE *f, const struct dwarf_loc *l)
+{
+	fprintf(f, "@kpieces(%u, %llu, [", l->piece_size,
+		(unsigned long long)l->piece_off);
+	for (int i = 0; i < l->npieces; i++) {
+		const struct dwarf_piece *p = &l->pieces[i];
+
+		if (i)
+			fputs(", ", f);
+		if (p->empty) {
+			fputs("<empty>", f);
+		} else if (p->loc.kind == DWARF_LOC_MEM) {
+			fputs("@kmem(", f);
+			print_loc(f, &p->loc);
+			fputc(')', f);
+		} else {
+			print_loc(f, &p->loc);
+		}
+		fprintf(f, ":%llu", (unsigned long long)p->size);
+	}
+	fputs("])", f);
+}
+
 void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 {
 	char *buf = NULL, *tmp = NULL;
@@ -265,24 +317,10 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 		print_expr(f, a->cast);
 		object = true;
 	} else {
-		switch (l->kind) {
-		case DWARF_LOC_REG:
-			fprintf(f, "@kregister(%d)", l->reg);
-			break;
-		case DWARF_LOC_CONST:
-			fprintf(f, "%lld", (long long)l->value);
-			break;
-		default:
-			if (l->simple && l->reg >= 0 && l->offset)
-				fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
-					(long long)l->offset);
-			else if (l->simple && l->reg >= 0)
-				fprintf(f, "@kregister(%d)", l->reg);
-			else if (l->simple)
-				fprintf(f, "%#llx", (unsigned long long)l->offset);
-			else
-				print_ops(f, l);
-		}
+		if (l->kind == DWARF_LOC_PIECES)
+			print_pieces(f, l);
+		else
+			print_loc(f, l);
 		object = l->kind == DWARF_LOC_MEM;
 	}
 	fclose(f);

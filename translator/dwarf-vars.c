@@ -522,10 +522,72 @@ static bool const_eval(const struct dwarf_op *ops, int n, int64_t *out)
 	return true;
 }
 
-/* The base location of var (attr/ops at pc) into out; NULL or why not. */
+static const char *translate_simple(struct vctx *v, Dwarf_Attribute *attr,
+				    Dwarf_Op *ops, size_t n, Dwarf_Addr pc,
+				    struct dwarf_loc *out);
+
+/* The base location of var (attr/ops at pc) into out; NULL or why not.
+ * A composite location ("DW_OP_reg5 DW_OP_piece 8 DW_OP_reg4 DW_OP_piece
+ * 8") becomes DWARF_LOC_PIECES, each piece's operations translated on
+ * their own; a piece without operations is empty (optimized out). */
 static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 			     Dwarf_Op *ops, size_t n, Dwarf_Addr pc,
 			     struct dwarf_loc *out)
+{
+	struct dwarf_piece *pc_v = NULL;
+	int np = 0;
+	size_t start = 0;
+	bool pieces = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].atom == DW_OP_bit_piece)
+			return "it is split in bit pieces (DW_OP_bit_piece)";
+		if (ops[i].atom == DW_OP_piece)
+			pieces = true;
+	}
+	if (!pieces)
+		return translate_simple(v, attr, ops, n, pc, out);
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		struct dwarf_piece *p;
+		const char *why;
+
+		if (ops[i].atom != DW_OP_piece)
+			continue;
+		pc_v = xrealloc(pc_v, (size_t)(np + 1) * sizeof(*pc_v));
+		p = &pc_v[np++];
+		memset(p, 0, sizeof(*p));
+		p->size = ops[i].number;
+		if (i == start) {
+			p->empty = true;
+		} else if ((why = translate_simple(v, attr, ops + start,
+						   i - start, pc, &p->loc))) {
+			free(pc_v);
+			return why;
+		}
+		if (!p->size) {
+			free(pc_v);
+			return "it has a piece of 0 bytes";
+		}
+		start = i + 1;
+	}
+	if (start != n) {
+		free(pc_v);
+		return "its location is too complex (operations after the "
+		       "last piece)";
+	}
+	out->kind = DWARF_LOC_PIECES;
+	out->npieces = np;
+	out->pieces = arena_alloc(&v->s->arena, (size_t)np * sizeof(*pc_v));
+	memcpy((void *)out->pieces, pc_v, (size_t)np * sizeof(*pc_v));
+	free(pc_v);
+	return NULL;
+}
+
+/* One location without pieces. */
+static const char *translate_simple(struct vctx *v, Dwarf_Attribute *attr,
+				    Dwarf_Op *ops, size_t n, Dwarf_Addr pc,
+				    struct dwarf_loc *out)
 {
 	struct opbuf b = { 0 };
 	bool value = false;
@@ -578,10 +640,6 @@ static const char *translate(struct vctx *v, Dwarf_Attribute *attr,
 			}
 			value = true;
 			break;
-		case DW_OP_piece:
-		case DW_OP_bit_piece:
-			free(b.v);
-			return "it is split in pieces";
 		case DW_OP_implicit_value: {
 			/* the value's bytes, in the target's (little-endian)
 			 * order */
@@ -1002,6 +1060,69 @@ static Dwarf_Addr read_pc(struct vctx *v)
 	return v->in_entry ? entry_var_pc(v->site) : v->site->var_pc;
 }
 
+/* An access to a variable held in pieces (base DWARF_LOC_PIECES): the
+ * chain is walked as over an object, then the leading OFFSET steps are
+ * folded into base.piece_off and what is read there (the value, or the
+ * pointer the next DEREF follows) sized into base.piece_size. Returns 1,
+ * 0 after an error, -1 when a read touches an empty piece and
+ * --skip-badvars is on. */
+static int pieces_access(struct vctx *v, struct dwarf_access *a,
+			 const char *name, Dwarf_Die *type,
+			 const struct chain *chain, bool addr,
+			 const struct loc *l)
+{
+	struct dwarf_loc *base = &a->base;
+	uint64_t off = 0, total = 0, pos = 0;
+	unsigned size;
+	int k = 0;
+
+	if (!build(v, a, type, true, chain, addr, l))
+		return 0;
+	while (k < a->nsteps && a->steps[k].kind == DWARF_STEP_OFFSET)
+		off += (uint64_t)a->steps[k++].offset;
+	if (k < a->nsteps && a->steps[k].kind == DWARF_STEP_INDEX) {
+		verr(v, l, "cannot index an array of '$%s': it is split in "
+		     "pieces (DW_OP_piece), %s", name, where(v));
+		return 0;
+	}
+	if (k == a->nsteps && a->result == DWARF_RES_ADDRESS) {
+		verr(v, l, "cannot take the address of '%s': '$%s' is split "
+		     "in pieces (DW_OP_piece), %s", a->text, name, where(v));
+		return 0;
+	}
+	size = k < a->nsteps ? 8 : a->size;
+	for (int i = 0; i < base->npieces; i++)
+		total += base->pieces[i].size;
+	if (off + size > total) {
+		verr(v, l, "cannot read '%s': bytes %llu-%llu are outside the "
+		     "%llu bytes of '$%s' held in pieces, %s", a->text,
+		     (unsigned long long)off,
+		     (unsigned long long)(off + size - 1),
+		     (unsigned long long)total, name, where(v));
+		return 0;
+	}
+	for (int i = 0; i < base->npieces; pos += base->pieces[i++].size) {
+		const struct dwarf_piece *p = &base->pieces[i];
+
+		if (!p->empty || pos >= off + size || pos + p->size <= off)
+			continue;
+		/* pretty printing ($q$, $$parms) tries members: '?' */
+		if (v->s->skip_badvars && !v->trial)
+			return -1;
+		verr(v, l, "'%s' is not accessible at this address (pc: "
+		     "%#llx): that part of '$%s' was optimized away there, %s",
+		     a->text, (unsigned long long)(a->at_entry ?
+						  entry_var_pc(v->site) :
+						  read_pc(v)), name, where(v));
+		return 0;
+	}
+	base->piece_off = off;
+	base->piece_size = size;
+	a->steps += k;
+	a->nsteps -= k;
+	return 1;
+}
+
 /* $name (with its chain) at the site. */
 struct dwarf_access *target(struct vctx *v, const char *name,
 				   const struct chain *chain, bool addr,
@@ -1096,11 +1217,26 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 			&a->base);
 	if (!why && a->base.reloc)
 		why = relocate(v, v->u, &a->base);
+	for (int i = 0; !why && a->base.kind == DWARF_LOC_PIECES &&
+	     i < a->base.npieces; i++)
+		if (a->base.pieces[i].loc.reloc)
+			why = relocate(v, v->u, (struct dwarf_loc *)
+				       &a->base.pieces[i].loc);
 	if (why) {
 		if (v->s->skip_badvars)
 			goto skip;
 		verr(v, l, "cannot read '$%s': %s, %s", name, why, where(v));
 		return NULL;
+	}
+	if (a->base.kind == DWARF_LOC_PIECES) {
+		switch (pieces_access(v, a, name, &type, chain, addr, l)) {
+		case 0:
+			return NULL;
+		case 1:
+			return a;
+		default:
+			goto skip;
+		}
 	}
 	return build(v, a, &type, a->base.kind == DWARF_LOC_MEM, chain, addr,
 		     l);
@@ -1108,6 +1244,8 @@ skip:
 	/* --skip-badvars: the value is 0 */
 	memset(&a->base, 0, sizeof(a->base));
 	a->base.kind = DWARF_LOC_CONST;
+	a->steps = NULL;	/* pieces_access() may have walked a chain */
+	a->nsteps = 0;
 	a->result = DWARF_RES_INT;
 	a->size = 8;
 	a->type = dwt_name(v->s, &type);

@@ -731,6 +731,11 @@ static void check_writable(struct vctx *v, const struct expr *x)
 
 	if (!a)
 		return;
+	if (!a->cast && a->base.kind == DWARF_LOC_PIECES && !a->nsteps) {
+		verr(v, &x->loc, "cannot write to '%s': it is split in pieces "
+		     "(DW_OP_piece)", a->text);
+		return;
+	}
 	if (a->at_entry || a->result != DWARF_RES_INT ||
 	    (!object && a->base.kind != DWARF_LOC_REG))
 		verr(v, &x->loc, "cannot write to '%s': %s", a->text,

@@ -5,11 +5,12 @@
  * An access becomes straight-line C over the probe's saved registers and
  * the fault-tolerant reads of runtime/dwarf.h: the base location (a
  * register, register plus offset, or a small DWARF expression compiled
- * op by op onto a C array used as the stack), then the DEREF, OFFSET and
- * INDEX steps, then the result (an integer of 1-8 bytes sign- or
- * zero-extended, a bitfield, an address). A read that faults raises
- * SystemTap's catchable "read fault [man error::fault] at 0x..." with the
- * access's "near" text.
+ * op by op onto a C array used as the stack, or the bytes of a variable
+ * held in pieces gathered from its registers, values and memory), then
+ * the DEREF, OFFSET and INDEX steps, then the result (an integer of 1-8
+ * bytes sign- or zero-extended, a bitfield, an address). A read that
+ * faults raises SystemTap's catchable "read fault [man error::fault] at
+ * 0x..." with the access's "near" text.
  *
  * In a .return probe, accesses read at entry (parameters, @entry()) are
  * computed by the kretprobe's entry handler (probe_N_dwentry, generated
@@ -141,6 +142,7 @@ struct dgen {
 	const struct loc *loc;
 	const char *text;	/* the access, for messages */
 	int sp, maxsp;		/* the DWARF stack of a compiled expression */
+	bool pieces;		/* __dwp (a piece's bytes) is used */
 };
 
 static void gline(struct dgen *g, const char *fmt, ...)
@@ -405,6 +407,119 @@ static bool gen_reloc_check(struct dgen *g, const struct dwarf_loc *l)
 	return true;
 }
 
+/* A composite location (DWARF_LOC_PIECES): the l->piece_size bytes at
+ * byte l->piece_off of the variable into __dwv, each piece covering some
+ * of them giving its part (little-endian): a register's or a value's
+ * bytes shifted down to the offset within the piece, or memory at the
+ * piece's address plus that offset through the fault-tolerant loads. */
+static bool gen_pieces(struct dgen *g, const struct dwarf_loc *l)
+{
+	uint64_t lo = l->piece_off, hi = lo + l->piece_size, pos = 0;
+
+	g->pieces = true;
+	gline(g, "__dwv = 0;");
+	for (int i = 0; i < l->npieces; pos += l->pieces[i++].size) {
+		const struct dwarf_piece *p = &l->pieces[i];
+		const struct dwarf_loc *pl = &p->loc;
+		uint64_t from = lo > pos ? lo : pos;
+		uint64_t to = hi < pos + p->size ? hi : pos + p->size;
+		unsigned n, d, sh;
+		const char *r;
+
+		if (from >= to)
+			continue;
+		if (p->empty) {	/* pass 2 refuses these reads */
+			em_error(g->em, g->loc, "cannot translate '%s': part "
+				 "of it was optimized away", g->text);
+			return false;
+		}
+		n = (unsigned)(to - from);
+		d = (unsigned)(from - pos);
+		sh = (unsigned)(from - lo) * 8;
+		if (pl->reloc && !gen_reloc_check(g, pl))
+			return false;
+		g->sp = 0;
+		if (pl->kind == DWARF_LOC_MEM) {
+			if (pl->reloc && pl->simple) {
+				gline(g, "__dwa = tpg_reloc_%d + (unsigned "
+				      "long)(%lldL);",
+				      reloc_index(g->em, pl->reloc_sym),
+				      (long long)((uint64_t)pl->offset -
+						  pl->reloc_link));
+			} else if (pl->simple) {
+				r = pl->reg < 0 ? "0UL" :
+				    reg(g, (uint64_t)pl->reg);
+				if (!r)
+					return false;
+				gline(g, "__dwa = %s + (%lldL);", r,
+				      (long long)pl->offset);
+			} else {
+				if (!gen_ops(g, pl))
+					return false;
+				gline(g, "__dwa = %s;", top(g, 0));
+			}
+			if (d)
+				gline(g, "__dwa += %uUL;", d);
+			if (n == 1 || n == 2 || n == 4 || n == 8) {
+				gline(g, "if (unlikely(tp_dw_load(&__dwp, __dwa, "
+				      "%u))) {", n);
+				gfault(g, "__dwa");
+				if (sh)
+					gline(g, "__dwv |= __dwp << %u;", sh);
+				else
+					gline(g, "__dwv |= __dwp;");
+				continue;
+			}
+			for (unsigned j = 0; j < n; j++) {
+				gline(g, "if (unlikely(tp_dw_load(&__dwp, __dwa "
+				      "+ %uUL, 1))) {", j);
+				gfault(g, em_printf(g->em, "__dwa + %uUL", j));
+				gline(g, "__dwv |= __dwp << %u;", sh + 8 * j);
+			}
+			continue;
+		}
+		if (d + n > 8)
+			return unsupported(g, "pieces of more than 8 bytes "
+					   "held in registers or values");
+		switch (pl->kind) {
+		case DWARF_LOC_REG:
+			if (!(r = reg(g, (uint64_t)pl->reg)))
+				return false;
+			gline(g, "__dwp = %s;", r);
+			break;
+		case DWARF_LOC_CONST:
+			gline(g, "__dwp = (u64)(%lldLL);", (long long)pl->value);
+			break;
+		default:	/* VALUE */
+			if (pl->simple) {
+				r = pl->reg < 0 ? "0UL" :
+				    reg(g, (uint64_t)pl->reg);
+				if (!r)
+					return false;
+				gline(g, "__dwp = %s + (%lldL);", r,
+				      (long long)pl->offset);
+			} else {
+				if (!gen_ops(g, pl))
+					return false;
+				gline(g, "__dwp = %s;", top(g, 0));
+			}
+			break;
+		}
+		if (n == 8)
+			gline(g, "__dwv |= __dwp;");
+		else if (d)
+			gline(g, "__dwv |= ((__dwp >> %u) & 0x%llxULL) << %u;",
+			      d * 8, (1ULL << (n * 8)) - 1, sh);
+		else if (sh)
+			gline(g, "__dwv |= (__dwp & 0x%llxULL) << %u;",
+			      (1ULL << (n * 8)) - 1, sh);
+		else
+			gline(g, "__dwv |= __dwp & 0x%llxULL;",
+			      (1ULL << (n * 8)) - 1);
+	}
+	return true;
+}
+
 /* The access a into dst (an s64 lvalue). castv: @cast's pointer value;
  * idx: the C values of the INDEX steps' expressions, in step order. */
 static bool gen_access(struct dgen *g, const struct dwarf_access *a,
@@ -427,13 +542,16 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 		g->o = open_memstream(&text, &len);
 	}
 	g->sp = g->maxsp = 0;
+	g->pieces = false;
 	if (a->cast) {
 		gline(g, "__dwa = (unsigned long)(%s);", castv);
 		obj = true;
 	} else {
 		const struct dwarf_loc *l = &a->base;
 
-		if (l->reloc && !gen_reloc_check(g, l)) {
+		if (l->kind == DWARF_LOC_PIECES) {
+			gen_pieces(g, l);
+		} else if (l->reloc && !gen_reloc_check(g, l)) {
 			/* reported */
 		} else if (l->reloc && l->simple) {
 			gline(g, "%s = tpg_reloc_%d + (unsigned long)(%lldL);",
@@ -573,6 +691,8 @@ out:
 		g->b->ind++;
 		out(g->b, "unsigned long __dwa = 0;");
 		out(g->b, "u64 __dwv = 0;");
+		if (g->pieces)
+			out(g->b, "u64 __dwp;");
 		if (g->maxsp)
 			out(g->b, "unsigned long __dws[%d];", g->maxsp);
 		out(g->b, "(void)__dwa;");
@@ -586,6 +706,8 @@ out:
 		g->o = so;
 		fprintf(g->o, "\t{\n\t\tunsigned long __dwa = 0;\n"
 			"\t\tu64 __dwv = 0;\n");
+		if (g->pieces)
+			fprintf(g->o, "\t\tu64 __dwp;\n");
 		if (g->maxsp)
 			fprintf(g->o, "\t\tunsigned long __dws[%d];\n", g->maxsp);
 		fprintf(g->o, "\n\t\t(void)__dwa;\n\t\t(void)__dwv;\n%s\t}\n",

@@ -7,7 +7,7 @@
  *                           (tapir_testmod.c lists the commands: ints,
  *                           uints, misc, eight, struct, null, string,
  *                           ustr TEXT, locals N, inline, recurse N, fail,
- *                           sleep MS, globals V, nokprobe, find)
+ *                           sleep MS, globals V, nokprobe, find, pieces)
  *   drive repeat K CMD [ARG]  the same K times
  *   drive sleepers N MS     N processes at once, each "sleep MS"
  *   drive open PATH         open(PATH, O_RDONLY) and close

@@ -216,6 +216,75 @@ TM_FN struct tm_outer *tm_find(int key)
 	return key == 2 ? &tm_o2 : NULL;
 }
 
+/*
+ * Small structs passed by value: gcc gives them to the callee in two
+ * registers and describes each parameter at the entry as a composite
+ * location ("DW_OP_reg5 DW_OP_piece 8 DW_OP_reg4 DW_OP_piece 8").
+ */
+struct tm_pair {
+	long a;
+	long b;
+};
+
+struct tm_mixed {
+	long a;
+	int b;
+};
+
+struct tm_ref {
+	struct tm_leaf *leaf;
+	int tag;
+};
+
+TM_FN long tm_pair(struct tm_pair p, int k)
+{
+	return p.a * k + p.b;
+}
+
+TM_FN long tm_mixed(int k, struct tm_mixed m)
+{
+	return m.a + m.b * k;
+}
+
+TM_FN long tm_ref(struct tm_ref r)
+{
+	return r.leaf->id + r.tag;
+}
+
+/* a local struct gcc splits into scalars: q is described as two pieces
+ * computed from x (DW_OP_breg5 DW_OP_lit3 DW_OP_mul DW_OP_stack_value
+ * DW_OP_piece 8 ...), x living in rdi, then rbx after the call */
+TM_FN long tm_split(long x)
+{
+	struct tm_pair q = { .a = x * 3, .b = x + 1 };
+
+	tm_sink((int)q.a, 0);
+	return q.b;
+}
+
+/* as tm_split, but x is dead after the call: on the return line q.a is
+ * gone (an empty piece) while q.b is y + 1 from rbx */
+TM_FN long tm_gone(long x, long y)
+{
+	struct tm_pair q = { .a = x * 3, .b = y + 1 };
+
+	tm_sink((int)q.a, 0);
+	return q.b;
+}
+
+static void tm_pieces_cmd(void)
+{
+	struct tm_pair p = { .a = -5000000000L, .b = 77 };
+	struct tm_mixed m = { .a = 123456789012L, .b = -9 };
+	struct tm_ref r = { .leaf = &tm_leaf1, .tag = 31 };
+
+	tm_pair(p, 3);
+	tm_mixed(2, m);
+	tm_ref(r);
+	tm_split(40);
+	tm_gone(50, 60);
+}
+
 static int tm_struct_cmd(void)
 {
 	struct tm_outer o = {
@@ -282,6 +351,8 @@ static ssize_t tm_write(struct file *file, const char __user *buf,
 		tm_globals(n > 1 ? arg : 5);
 	else if (!strcmp(word, "nokprobe"))
 		tm_nokprobe(1);
+	else if (!strcmp(word, "pieces"))
+		tm_pieces_cmd();
 	else if (!strcmp(word, "find")) {
 		tm_find(2);
 		tm_find(3);
