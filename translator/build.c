@@ -438,34 +438,43 @@ static int get_features(struct build *b)
 
 /* ---- the hash ---- */
 
-static void hash_inputs(struct build *b)
+/* What the module and the objects cache both depend on: the trees and
+ * their files, the objects, the features, the kernel and its compiler,
+ * -D and -B, in this order. */
+static void hash_common(const struct build *b, struct sha256 *c)
 {
 	const struct build_opts *o = b->o;
-	struct build_result *res = b->res;
-	struct sha256 c;
+	const struct build_result *res = b->res;
 	size_t i;
+
+	for (i = 0; o->trees && o->trees[i].dir; i++)
+		sha256_field_str(c, "tree", o->trees[i].name);
+	for (i = 0; i < b->in.n; i++) {
+		sha256_field_str(c, "file", b->in.v[i].rel);
+		sha256_field(c, "text", b->in.v[i].text, b->in.v[i].len);
+	}
+	for (i = 0; i < b->in.nobjects; i++)
+		sha256_field_str(c, "object", b->in.objects[i]);
+	sha256_field_str(c, "features", res->features.header);
+	sha256_field_str(c, "kernel", res->kernel.identity);
+	sha256_field_str(c, "cc", res->features.cc);
+	sha256_field_str(c, "cc-version", res->features.cc_version);
+	for (i = 0; o->defines && o->defines[i]; i++)
+		sha256_field_str(c, "define", o->defines[i]);
+	for (i = 0; o->make_vars && o->make_vars[i]; i++)
+		sha256_field_str(c, "make-var", o->make_vars[i]);
+}
+
+static void hash_inputs(struct build *b)
+{
+	struct sha256 c;
 
 	sha256_init(&c);
 	sha256_field_str(&c, "version", BUILD_VERSION);
 	sha256_field(&c, "source", b->in.source_text, b->in.source_len);
-	for (i = 0; o->trees && o->trees[i].dir; i++)
-		sha256_field_str(&c, "tree", o->trees[i].name);
-	for (i = 0; i < b->in.n; i++) {
-		sha256_field_str(&c, "file", b->in.v[i].rel);
-		sha256_field(&c, "text", b->in.v[i].text, b->in.v[i].len);
-	}
-	for (i = 0; i < b->in.nobjects; i++)
-		sha256_field_str(&c, "object", b->in.objects[i]);
-	sha256_field_str(&c, "features", res->features.header);
-	sha256_field_str(&c, "kernel", res->kernel.identity);
-	sha256_field_str(&c, "cc", res->features.cc);
-	sha256_field_str(&c, "cc-version", res->features.cc_version);
-	for (i = 0; o->defines && o->defines[i]; i++)
-		sha256_field_str(&c, "define", o->defines[i]);
-	for (i = 0; o->make_vars && o->make_vars[i]; i++)
-		sha256_field_str(&c, "make-var", o->make_vars[i]);
-	sha256_field_str(&c, "name", o->module_name);
-	sha256_final_hex(&c, res->hash);
+	hash_common(b, &c);
+	sha256_field_str(&c, "name", b->o->module_name);
+	sha256_final_hex(&c, b->res->hash);
 }
 
 /* ---- the cache ---- */
@@ -1104,29 +1113,11 @@ static bool uses_modname(const struct build *b, size_t i, unsigned char *seen)
  * generated C and the module name. */
 static void objects_key(const struct build *b, char hex[SHA256_HEX_SIZE])
 {
-	const struct build_opts *o = b->o;
-	const struct build_result *res = b->res;
 	struct sha256 c;
-	size_t i;
 
 	sha256_init(&c);
 	sha256_field_str(&c, "version", OBJECTS_VERSION);
-	for (i = 0; o->trees && o->trees[i].dir; i++)
-		sha256_field_str(&c, "tree", o->trees[i].name);
-	for (i = 0; i < b->in.n; i++) {
-		sha256_field_str(&c, "file", b->in.v[i].rel);
-		sha256_field(&c, "text", b->in.v[i].text, b->in.v[i].len);
-	}
-	for (i = 0; i < b->in.nobjects; i++)
-		sha256_field_str(&c, "object", b->in.objects[i]);
-	sha256_field_str(&c, "features", res->features.header);
-	sha256_field_str(&c, "kernel", res->kernel.identity);
-	sha256_field_str(&c, "cc", res->features.cc);
-	sha256_field_str(&c, "cc-version", res->features.cc_version);
-	for (i = 0; o->defines && o->defines[i]; i++)
-		sha256_field_str(&c, "define", o->defines[i]);
-	for (i = 0; o->make_vars && o->make_vars[i]; i++)
-		sha256_field_str(&c, "make-var", o->make_vars[i]);
+	hash_common(b, &c);
 	sha256_final_hex(&c, hex);
 }
 
