@@ -968,20 +968,9 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 	if (!p->module)
 		fputs("\t\t.warn_address = true,\n", o);
 	if (!p->symbol) {
-		fprintf(o, "\t\t.symbol = %s,\n",
-			c_string(em, site->symbol, strlen(site->symbol)));
-		fprintf(o, "\t\t.offset = %lluUL,\n",
-			(unsigned long long)site->symbol_offset);
-		if (p->module)
-			fprintf(o, "\t\t.module = %s,\n",
-				c_string(em, p->module, strlen(p->module)));
-		if (p->is_return)
-			fputs("\t\t.is_return = true,\n", o);
-		if (p->maxactive > 0)
-			fprintf(o, "\t\t.maxactive = %lld,\n",
-				(long long)p->maxactive);
-		if (p->point->optional || p->user->optional)
-			fputs("\t\t.optional = true,\n", o);
+		unsigned long long offset = site->symbol_offset;
+
+		emit_kprobe_fields(em, p, site->symbol, &offset, o);
 	}
 	d = b ? dwprobe_of(b, false) : NULL;
 	if (d && d->nslots)

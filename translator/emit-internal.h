@@ -218,6 +218,13 @@ struct val emit_in(struct body *b, struct expr *x);
 void emit_agg_add(struct body *b, struct expr *target, struct val v);
 void emit_delete(struct body *b, struct stmt *st);
 void emit_foreach(struct body *b, struct stmt *st);
+/* A probe table entry's kprobe fields: .symbol (when symbol is not
+ * NULL), .offset (when offset is not NULL), .module, .is_return,
+ * .maxactive, .optional. */
+void emit_kprobe_fields(struct em *em, const struct dprobe *p,
+			const char *symbol, const unsigned long long *offset,
+			FILE *o);
+
 /* print(@hist_*(s)), or with dst (a string buffer) sprint()'s */
 void emit_hist_print(struct body *b, struct expr *h, struct expr *call,
 		     const char *dst);

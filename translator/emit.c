@@ -791,24 +791,11 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		}
 	}
 	if (p->symbol) {
-		fprintf(o, "\t\t.symbol = %s,\n",
-			c_string(em, p->symbol, strlen(p->symbol)));
-		if (p->module)
-			fprintf(o, "\t\t.module = %s,\n",
-				c_string(em, p->module, strlen(p->module)));
-		if (p->is_return)
-			fputs("\t\t.is_return = true,\n", o);
-		if (p->maxactive > 0)
-			fprintf(o, "\t\t.maxactive = %lld,\n",
-				(long long)p->maxactive);
-		if (p->point->optional || p->user->optional)
-			fputs("\t\t.optional = true,\n", o);
-	}
-	if (p->address) {
+		emit_kprobe_fields(em, p, p->symbol, NULL, o);
+	} else if (p->address) {
 		fprintf(o, "\t\t.address = 0x%llxUL,\n",
 			(unsigned long long)p->address);
-		if (p->point->optional || p->user->optional)
-			fputs("\t\t.optional = true,\n", o);
+		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
 	emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
 	if (own_kprobe_handler(po))
@@ -816,6 +803,27 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 			p->is_return ? "kreturn" : "kentry", po->handler,
 			p->is_return ? "kreturn" : "kentry");
 	fputs("\t},\n", o);
+}
+
+void emit_kprobe_fields(struct em *em, const struct dprobe *p,
+			const char *symbol, const unsigned long long *offset,
+			FILE *o)
+{
+	if (symbol) {
+		fprintf(o, "\t\t.symbol = %s,\n",
+			c_string(em, symbol, strlen(symbol)));
+		if (offset)
+			fprintf(o, "\t\t.offset = %lluUL,\n", *offset);
+		if (p->module)
+			fprintf(o, "\t\t.module = %s,\n",
+				c_string(em, p->module, strlen(p->module)));
+	}
+	if (p->is_return)
+		fputs("\t\t.is_return = true,\n", o);
+	if (p->maxactive > 0)
+		fprintf(o, "\t\t.maxactive = %lld,\n", (long long)p->maxactive);
+	if (p->point->optional || p->user->optional)
+		fputs("\t\t.optional = true,\n", o);
 }
 
 static void lock_list(struct em *em, const struct probe_out *po, FILE *o)
