@@ -476,11 +476,10 @@ const char *stat_cell_of(struct body *b, struct expr *target)
 	return ptr;
 }
 
-static void empty_check(struct body *b, const struct expr *x, const char *cond)
+/* if (cond): the "empty aggregate" error near the text near */
+static void empty_error(struct body *b, const char *cond, const char *near)
 {
 	struct em *em = b->em;
-	const char *near = near_text(em, "operator", em_printf(em, "@%s",
-				     ast_statop_name(x->op)), &x->loc);
 
 	out(b, "if (unlikely(%s)) {", cond);
 	out(b, "\tc->last_error = \"empty aggregate\";");
@@ -489,6 +488,14 @@ static void empty_check(struct body *b, const struct expr *x, const char *cond)
 	err_jump(b);
 	b->ind--;
 	out(b, "}");
+}
+
+static void empty_check(struct body *b, const struct expr *x, const char *cond)
+{
+	struct em *em = b->em;
+
+	empty_error(b, cond, near_text(em, "operator", em_printf(em, "@%s",
+					ast_statop_name(x->op)), &x->loc));
 }
 
 struct val emit_stat_op(struct body *b, struct expr *x)
@@ -555,17 +562,11 @@ void emit_hist_print(struct body *b, struct expr *h, struct expr *call,
 	struct em *em = b->em;
 	struct gvar *g = em_global(em, h->a->ref);
 	const char *cell = stat_cell_of(b, h->a);
-	const char *near = near_text(em, "identifier", call->str, &call->loc);
 
 	if (!g)
 		return;
-	out(b, "if (unlikely(%s->count == 0)) {", cell);
-	out(b, "\tc->last_error = \"empty aggregate\";");
-	out(b, "\tc->last_stmt = %s;", c_string(em, near, strlen(near)));
-	b->ind++;
-	err_jump(b);
-	b->ind--;
-	out(b, "}");
+	empty_error(b, em_printf(em, "%s->count == 0", cell),
+		    near_text(em, "identifier", call->str, &call->loc));
 	if (dst)
 		out(b, "tp_sprint_hist(%s, &%s, %s);", dst, stat_desc(em, g), cell);
 	else
