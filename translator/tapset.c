@@ -1,12 +1,15 @@
 /* tapset.c - the tapset library: find, index, load on first use.
  *
  * The path is the installed library, then each -I DIR; in each root the
- * generic files, the target architecture's subfolder, and the kernel
- * runtime's linux/ folder (with its own architecture subfolder). Every
+ * generic files and every subfolder (one per subsystem, linux/ for the
+ * kernel runtime, the target architecture's own; other architectures'
+ * folders are skipped). Every
  * file is parsed to learn what it defines (parsing is cheap); a file's
  * definitions join the program only when the script needs one of them.
  */
 #include <dirent.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,24 +94,60 @@ static void index_dir(struct session *s, struct tapset_index *idx,
 		free(names);
 }
 
-static void index_root(struct session *s, struct tapset_index *idx,
-		       const char *root)
+/* Folders named after an architecture hold that architecture's files. */
+static bool foreign_arch(const char *name, const char *arch)
 {
-	const char *arch = kconfig_get(s)->arch;
+	static const char *const arches[] = {
+		"x86_64", "i386", "arm64", "arm", "powerpc", "s390", "mips",
+		"riscv", "ia64", "sparc", "loongarch",
+	};
 
-	index_dir(s, idx, root);
-	index_dir(s, idx, arena_printf(&s->arena, "%s/%s", root, arch));
-	index_dir(s, idx, arena_printf(&s->arena, "%s/linux", root));
-	index_dir(s, idx, arena_printf(&s->arena, "%s/linux/%s", root, arch));
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (strcmp(name, arches[i]) == 0)
+			return strcmp(name, arch) != 0;
+	return false;
+}
+
+static int subdir_filter(const struct dirent *d)
+{
+	return d->d_name[0] != '.' &&
+	       (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
+}
+
+/* A root's files, then its subfolders (a subsystem each: syscall/, net/,
+ * ...; linux/ for the kernel runtime; the target architecture's folder),
+ * depth first in name order. Other architectures' folders are skipped. */
+static void index_tree(struct session *s, struct tapset_index *idx,
+		       const char *dir, int depth)
+{
+	struct dirent **names;
+	int n;
+
+	index_dir(s, idx, dir);
+	if (depth >= 4)
+		return;
+	n = scandir(dir, &names, subdir_filter, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *sub = names[i]->d_name;
+		const char *path = arena_printf(&s->arena, "%s/%s", dir, sub);
+		struct stat st;
+
+		if (!foreign_arch(sub, kconfig_get(s)->arch) &&
+		    stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			index_tree(s, idx, path, depth + 1);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
 }
 
 struct tapset_index *tapset_index_build(struct session *s)
 {
 	struct tapset_index *idx = ANEW(&s->arena, struct tapset_index);
 
-	index_root(s, idx, session_tapset_dir(s));
+	index_tree(s, idx, session_tapset_dir(s), 0);
 	for (int i = 0; i < s->ninclude; i++)
-		index_root(s, idx, s->include_dirs[i]);
+		index_tree(s, idx, s->include_dirs[i], 0);
 	return idx;
 }
 
