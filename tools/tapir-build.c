@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "build/build.h"
 
 #ifndef TAPIR_SRCDIR
 #define TAPIR_SRCDIR "."

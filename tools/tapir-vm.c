@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm/vm.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_VMFAIL 125

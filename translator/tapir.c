@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "elab.h"
-#include "emit.h"
-#include "parse.h"
-#include "print.h"
+#include "elaborate/elab.h"
+#include "emit/emit.h"
+#include "parse/parse.h"
+#include "parse/print.h"
 #include "run.h"
 #include "session.h"
 #include "xalloc.h"

@@ -13,7 +13,7 @@
 #include "format.h"
 #include "map.h"
 #include "regex.h"
-#include "regex-compile.h"
+#include "emit/regex-compile.h"
 #include "stat.h"
 
 int tp_compat_cpu;

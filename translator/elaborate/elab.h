@@ -12,7 +12,7 @@
 #ifndef TAPIR_ELAB_H
 #define TAPIR_ELAB_H
 
-#include "ast.h"
+#include "parse/ast.h"
 #include "session.h"
 
 #define MAX_ARITY 9

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf-api.h"
+#include "debuginfo/dwarf-api.h"
 #include "elab-internal.h"
-#include "provider.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 void elab_error(struct elab *e, const struct loc *l, const char *fmt, ...)

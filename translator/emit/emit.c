@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "emit-internal.h"
-#include "provider.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 /* ---- small helpers ---- */

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf-api.h"
-#include "parse.h"
-#include "print.h"
-#include "provider.h"
+#include "debuginfo/dwarf-api.h"
+#include "parse/parse.h"
+#include "parse/print.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 static void sym_line(FILE *out, const struct symbol *sym)

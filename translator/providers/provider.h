@@ -9,7 +9,7 @@
 #ifndef TAPIR_PROVIDER_H
 #define TAPIR_PROVIDER_H
 
-#include "elab-internal.h"
+#include "elaborate/elab-internal.h"
 
 struct provider {
 	const char *name;

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "elab-internal.h"
-#include "kconfig.h"
-#include "parse.h"
+#include "debuginfo/kconfig.h"
+#include "parse/parse.h"
 
 static void add_alias(struct session *s, struct tapset_index *idx,
 		      const struct decl *d, struct tapset_file *f)

@@ -12,8 +12,8 @@
  */
 #include <string.h>
 
-#include "dwarf-api.h"
-#include "kconfig.h"
+#include "debuginfo/dwarf-api.h"
+#include "debuginfo/kconfig.h"
 #include "provider.h"
 
 static const char *const patterns[] = {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "elab-internal.h"
-#include "regex-compile.h"
+#include "emit/regex-compile.h"
 
 static enum vtype infer(struct elab *e, struct expr *x, enum vtype want);
 static void infer_stmt(struct elab *e, struct stmt *st);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "kconfig.h"
-#include "provider.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 static int cmp(const void *a, const void *b)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 
 #include "emit-internal.h"
-#include "dwarf-api.h"
+#include "debuginfo/dwarf-api.h"
 #include "xalloc.h"
 
 /* DW_OP_* values (the DWARF standard; not including elfutils' dwarf.h

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "dwarf-internal.h"
-#include "elab-internal.h"
-#include "print.h"
+#include "elaborate/elab-internal.h"
+#include "parse/print.h"
 #include "xalloc.h"
 
 /* ---- listings ---- */

@@ -4,7 +4,7 @@
 #include "feed.h"
 #include "lexer.h"
 #include "parse.h"
-#include "parser.h"
+#include "parse/parser.h"
 #include "preproc.h"
 
 struct script *parse_source(struct session *s, const struct srcfile *f)

@@ -28,9 +28,9 @@
 
 #include "dwarf-internal.h"
 #include "kconfig.h"
-#include "kfeature.h"
-#include "provider.h"
-#include "sha256.h"
+#include "build/kfeature.h"
+#include "providers/provider.h"
+#include "build/sha256.h"
 #include "xalloc.h"
 
 #define INDEX_MAGIC "TPRDWIX8"

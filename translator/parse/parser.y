@@ -18,8 +18,8 @@
 %expect 0
 
 %code requires {
-#include "ast.h"
-#include "token.h"
+#include "parse/ast.h"
+#include "parse/token.h"
 struct parser;
 
 /* One alternative spelling of a probe point while braces expand. */
@@ -43,8 +43,8 @@ struct pp_list {
 %code {
 #include <string.h>
 
-#include "feed.h"
-#include "lexer.h"
+#include "parse/feed.h"
+#include "parse/lexer.h"
 #include "session.h"
 
 #define YYLLOC_DEFAULT(cur, rhs, n) \

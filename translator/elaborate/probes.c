@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
-#include "provider.h"
+#include "parse/print.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 #define MAX_ALIAS_DEPTH 32

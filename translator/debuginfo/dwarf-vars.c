@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "dwarf-internal.h"
-#include "elab-internal.h"
+#include "elaborate/elab-internal.h"
 #include "kconfig.h"
-#include "print.h"
-#include "provider.h"
+#include "parse/print.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 #define MAX_STEPS 64

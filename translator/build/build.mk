@@ -1,10 +1,10 @@
 # Pass 4 (translator/build.c: kbuild and the module cache; kfeature.c: the
 # target kernel and its feature tests) in libtapir.a, and the tapir-build
 # test tool. Included by the top-level Makefile.am after sources.mk.
-translator_libtapir_a_SOURCES += translator/build.c translator/build.h \
-	translator/cache-trim.c \
-	translator/kfeature.c translator/kfeature.h \
-	translator/sha256.c translator/sha256.h
+translator_libtapir_a_SOURCES += translator/build/build.c translator/build/build.h \
+	translator/build/cache-trim.c \
+	translator/build/kfeature.c translator/build/kfeature.h \
+	translator/build/sha256.c translator/build/sha256.h
 
 noinst_PROGRAMS += tools/tapir-build
 tools_tapir_build_SOURCES = tools/tapir-build.c
@@ -12,7 +12,7 @@ tools_tapir_build_CPPFLAGS = $(translator_libtapir_a_CPPFLAGS)
 tools_tapir_build_CFLAGS = $(WARN_CFLAGS)
 tools_tapir_build_LDADD = translator/libtapir.a
 
-EXTRA_DIST += translator/build.mk testsuite/build bench/build
+EXTRA_DIST += translator/build/build.mk testsuite/build bench/build
 
 # make check-build: the build tier alone (skips without kernel headers).
 check-build: tools/tapir-build

@@ -1,8 +1,8 @@
-# The VM runner: translator/vm.c (in libtapir.a, for tapir --vm), the guest
+# The VM runner: translator/vm/vm.c (in libtapir.a, for tapir --vm), the guest
 # agent that is the guest's /init, and the tapir-vm tool. Included by the
 # top-level Makefile.am after translator/sources.mk.
-translator_libtapir_a_SOURCES += translator/vm.c translator/vm.h \
-	translator/vm-initramfs.c translator/vm-initramfs.h translator/vm-proto.h
+translator_libtapir_a_SOURCES += translator/vm/vm.c translator/vm/vm.h \
+	translator/vm/vm-initramfs.c translator/vm/vm-initramfs.h translator/vm/vm-proto.h
 translator_libtapir_a_CPPFLAGS += -DTAPIR_PKGLIBEXECDIR='"$(pkglibexecdir)"'
 
 pkglibexec_PROGRAMS = tools/tapir-vm
@@ -15,10 +15,10 @@ tools_tapir_vm_LDADD = translator/libtapir.a
 # flags so that the host's (sanitizers cannot link -static) stay out.
 pkglibexec_SCRIPTS = translator/tapir-vm-agent
 CLEANFILES += translator/tapir-vm-agent
-EXTRA_DIST += translator/vm-agent.c translator/vm.mk testsuite/vm
-translator/tapir-vm-agent: $(srcdir)/translator/vm-agent.c $(srcdir)/translator/vm-proto.h
+EXTRA_DIST += translator/vm/vm-agent.c translator/vm/vm.mk testsuite/vm
+translator/tapir-vm-agent: $(srcdir)/translator/vm/vm-agent.c $(srcdir)/translator/vm/vm-proto.h
 	$(AM_V_CCLD)$(MKDIR_P) translator && \
-	  $(CC) -O2 $(WARN_CFLAGS) -static -o $@ $(srcdir)/translator/vm-agent.c
+	  $(CC) -O2 $(WARN_CFLAGS) -static -o $@ $(srcdir)/translator/vm/vm-agent.c
 
 # make check-vm: the VM tier alone (boots qemu; skips if it cannot).
 check-vm: tools/tapir-vm translator/tapir-vm-agent

@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 
 #include "kconfig.h"
-#include "kfeature.h"
+#include "build/kfeature.h"
 #include "session.h"
 #include "xalloc.h"
 

@@ -3,7 +3,7 @@
 
 #include "feed.h"
 #include "lexer.h"
-#include "parser.h"
+#include "parse/parser.h"
 #include "session.h"
 
 static bool is_keyword(int type)

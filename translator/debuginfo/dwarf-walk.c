@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "dwarf-internal.h"
-#include "elab-internal.h"
+#include "elaborate/elab-internal.h"
 #include "xalloc.h"
 
 /* ---- pretty printing and $$vars ---- */

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "ast.h"
-#include "kconfig.h"
+#include "debuginfo/kconfig.h"
 #include "lexer.h"
-#include "parser.h"
+#include "parse/parser.h"
 #include "preproc.h"
 #include "session.h"
 #include "xalloc.h"

@@ -19,7 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "elab-internal.h"
+#include "elaborate/elab-internal.h"
 #include "emit.h"
 
 /* Kinds of temporaries in a frame. */

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "elab.h"
+#include "elaborate/elab.h"
 #include "session.h"
 
 /* Write the C of prog to out. Returns 0, or -1 after reporting errors
