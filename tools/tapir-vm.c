@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tapir-vm - run shell commands in a qemu guest booting an installed
- * kernel (translator/vm.h). For tests and maintainers; `tapir --vm` uses
+ * kernel (translator/vm/vm.h). For tests and maintainers; `tapir --vm` uses
  * the same library.
  */
 #define _GNU_SOURCE

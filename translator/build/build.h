@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * build.h - pass 4: turn the generated C into a kernel module.
+ * build.h - translator/build/, pass 4: turn the generated C into a kernel module.
  *
  * build_module() assembles a kbuild folder (a temporary one, kept with
  * keep): the generated C as tapir-main.c, every *.c and *.h of each source
@@ -49,7 +49,7 @@
  * (default 300), the least recently used entries of modules/ and
  * objects/ are removed until both hold at most CACHE/cache_mb_limit
  * megabytes (default 256), SystemTap's two settings; entries used in the
- * last minute are kept (translator/cache-trim.c).
+ * last minute are kept (translator/build/cache-trim.c).
  */
 #ifndef TAPIR_BUILD_H
 #define TAPIR_BUILD_H

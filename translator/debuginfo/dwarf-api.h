@@ -1,4 +1,4 @@
-/* dwarf-api.h - kernel debuginfo for the DWARF probes (pass 2), through
+/* dwarf-api.h - translator/debuginfo/: kernel debuginfo for the DWARF probes (pass 2), through
  * elfutils libdw.
  *
  *   dwarf.c        the target kernel's debuginfo (Debian's -dbg vmlinux,

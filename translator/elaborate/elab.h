@@ -1,9 +1,9 @@
-/* elab.h - pass 2: a parsed script plus the tapset library become one
+/* elab.h - translator/elaborate/, pass 2: a parsed script plus the tapset library become one
  * resolved, typed program.
  *
  *   tapset.c    the tapset path, an index of what each library file
  *               defines, loading files on first use
- *   probes.c    probe points: aliases, wildcards, providers (pp_*.c)
+ *   probes.c    probe points: aliases, wildcards, providers (providers/)
  *   resolve.c   names: locals, globals, functions, overloads; checks
  *   types.c     type inference to a fixpoint; print-format checks
  *   optimize.c  elision of what is never used, with warnings

@@ -1,4 +1,4 @@
-/* emit.h - pass 3: the elaborated program as C for the module runtime.
+/* emit.h - translator/emit/, pass 3: the elaborated program as C for the module runtime.
  *
  * The C is written against runtime/tapir.h (the generated file includes
  * "runtime/tapir.h"; the build folder holds runtime/ and kernel-core/ as

@@ -1,4 +1,5 @@
-/* parse.h - pass 1: a source file to a tree (lex, preprocess, parse).
+/* parse.h - translator/parse/, pass 1: a source file to a tree (lex,
+ * preprocess, parse).
  *
  * The public face of the front end, used by the driver, the fuzzers and
  * the benches. Diagnostics go to s->err and are counted in s->errors; a

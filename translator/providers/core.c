@@ -1,4 +1,4 @@
-/* pp_core.c - begin, end, error (with an optional priority) and never. */
+/* core.c - begin, end, error (with an optional priority) and never. */
 #include <string.h>
 
 #include "provider.h"

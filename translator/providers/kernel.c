@@ -1,4 +1,4 @@
-/* pp_kernel.c - kernel.function, module().function, kernel.statement.
+/* kernel.c - kernel.function, module().function, kernel.statement.
  *
  * These are the DWARF probes: a point resolves through the kernel's (or
  * the module's) debuginfo (dwarf.c) to one probe per site, an

@@ -1,4 +1,4 @@
-/* pp_kprobe.c - kprobe.function/module/statement: symbols, no debuginfo. */
+/* kprobe.c - kprobe.function/module/statement: symbols, no debuginfo. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>

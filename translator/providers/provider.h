@@ -1,6 +1,6 @@
-/* provider.h - probe point families.
+/* provider.h - translator/providers/: the probe point families.
  *
- * Each family lives in its own pp_*.c and describes the point shapes it
+ * Each family lives in its own file of this folder and describes the point shapes it
  * takes as patterns ("timer.ms(n)", "kprobe.function(s).return"): (n) is a
  * number argument, (s) a string. probes.c matches a point against every
  * pattern, then the family's resolve() checks the arguments and adds one
@@ -33,7 +33,7 @@ struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 const struct expr *pp_arg(const struct probe_point *pp, int i);
 bool pp_has(const struct probe_point *pp, const char *name);
 
-/* Shared by the kprobe and kernel families (pp_kprobe.c). A probe per
+/* Shared by the kprobe and kernel families (kprobe.c). A probe per
  * kernel function matching 'pat' (exact names need no symbol table: the
  * kernel checks them when the probe is registered). */
 int kernel_functions(struct elab *e, const struct probe_point *pp,
@@ -42,7 +42,7 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     int64_t maxactive, bool exported);
 bool maxactive_ok(struct elab *e, const struct expr *max);
 
-/* Probes on an absolute address (pp_kprobe.c), for guru mode. */
+/* Probes on an absolute address (kprobe.c), for guru mode. */
 int absolute_address(struct elab *e, const struct probe_point *pp,
 		     const struct dprobe *tmpl);
 

@@ -1,4 +1,4 @@
-/* pp_timer.c - timer.{jiffies,s,ms,us,ns,hz}(N)[.randomize(M)], profile. */
+/* timer.c - timer.{jiffies,s,ms,us,ns,hz}(N)[.randomize(M)], profile. */
 #include <string.h>
 
 #include "provider.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vm.h - run shell jobs in a qemu guest booting an installed kernel.
+ * vm.h - translator/vm/: run shell jobs in a qemu guest booting an installed kernel.
  *
  * vm_run() writes an initramfs (the static guest agent as /init,
  * busybox-static with its applet links, the files asked for, the virtio
