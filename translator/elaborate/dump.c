@@ -169,9 +169,17 @@ static void listed_vars(struct session *s, struct listed *l,
 
 	if (!f)
 		out_of_memory();
-	/* tokens end at spaces; a DWARF type may hold spaces, not " $" */
-	v = sorted(p->locals, &nl);
-	for (int i = 0; i < nl; i++) {
+	/* tokens end at spaces; a DWARF type may hold spaces, not " $".
+	 * The locals in the order the alias's body first sets them, as
+	 * stap -L lists them (the list holds them newest first). */
+	nl = 0;
+	for (const struct symbol *l = p->locals; l; l = l->next)
+		nl++;
+	v = xcalloc((size_t)nl + 1, sizeof(*v));
+	nl = 0;
+	for (const struct symbol *l = p->locals; l; l = l->next)
+		v[nl++] = (struct symbol *)l;
+	for (int i = nl - 1; i >= 0; i--) {
 		fputc('\n', f);
 		sym_line(f, v[i]);
 	}
