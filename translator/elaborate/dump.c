@@ -280,6 +280,10 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 
 	if (s->errors > errors || !sc->decls || sc->decls->kind != D_PROBE)
 		return 1;
+	/* A variable that cannot be read at some point (optimized away,
+	 * an unsupported location) does not keep the point, or the types of
+	 * the variables around it, from being listed, as with stap -L. */
+	s->skip_badvars = true;
 	memset(&e, 0, sizeof(e));
 	e.s = s;
 	e.prog = ANEW(&s->arena, struct program);
