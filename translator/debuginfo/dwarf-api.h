@@ -36,6 +36,7 @@ struct elab;
 struct dprobe;
 struct expr;
 struct chain;
+struct stmt;
 struct dwarf_ctx;		/* per session: open files, indexes */
 struct dwarf_unit;		/* one debuginfo file: vmlinux or a module */
 
@@ -267,6 +268,7 @@ struct dwarf_access {
  * package to install): @defined folded to 0/1, $$vars and pretty
  * printing rewritten, every remaining access resolved (expr.ref). */
 void dwarf_resolve_probe(struct elab *e, struct dprobe *p);
+void dwarf_resolve_function(struct elab *e, struct stmt *body);
 
 /* -L: " $file:struct file* $buf:char* ..." for the site (and $return
  * first for return probes), as stap -L prints it. */

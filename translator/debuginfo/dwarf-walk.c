@@ -753,6 +753,10 @@ static void walk_expr(struct vctx *v, struct expr *x, bool folding)
 	switch (x->kind) {
 	case E_TARGET:
 	case E_CTXVAR:
+		/* a function's $vars are its calling probe's: not here */
+		if (!v->p)
+			return;
+		/* fall through */
 	case E_CAST:
 	case E_ATVAR:
 		if (!x->ref)
@@ -809,6 +813,18 @@ static void walk_stmt(struct vctx *v, struct stmt *st, bool folding)
 	}
 	walk_stmts(v, st->body, folding);
 	walk_stmts(v, st->else_body, folding);
+}
+
+/* The @cast and @var accesses of a script function: they need no probe
+ * point (a function's $vars, which are its caller's, are not resolved
+ * here). */
+void dwarf_resolve_function(struct elab *e, struct stmt *body)
+{
+	struct vctx v;
+
+	ctx_init(&v, e, NULL);
+	walk_stmts(&v, body, false);
+	free(v.scopes);
 }
 
 void dwarf_resolve_probe(struct elab *e, struct dprobe *p)

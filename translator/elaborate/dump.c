@@ -173,12 +173,12 @@ static void listed_vars(struct session *s, struct listed *l,
 	 * The locals in the order the alias's body first sets them, as
 	 * stap -L lists them (the list holds them newest first). */
 	nl = 0;
-	for (const struct symbol *l = p->locals; l; l = l->next)
+	for (const struct symbol *q = p->locals; q; q = q->next)
 		nl++;
 	v = xcalloc((size_t)nl + 1, sizeof(*v));
 	nl = 0;
-	for (const struct symbol *l = p->locals; l; l = l->next)
-		v[nl++] = (struct symbol *)l;
+	for (const struct symbol *q = p->locals; q; q = q->next)
+		v[nl++] = (struct symbol *)q;
 	for (int i = nl - 1; i >= 0; i--) {
 		fputc('\n', f);
 		sym_line(f, v[i]);

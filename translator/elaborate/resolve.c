@@ -881,9 +881,10 @@ static void resolve_function(struct elab *e, struct function *fn)
 	e->locals = &fn->locals;
 	e->file = fn->decl->loc.file;
 	e->loop_depth = 0;
-	if (fn->decl->body)
+	if (fn->decl->body) {
+		dwarf_resolve_function(e, fn->decl->body);	/* @cast, @var */
 		resolve_body(e, fn->decl->body);
-	else
+	} else
 		embedded_pragmas(e, fn);
 }
 

@@ -63,6 +63,7 @@ struct dwprobe {
 static struct dwprobe *dwprobes;
 static const struct em *dw_em;		/* the program dwprobes belong to */
 static bool dw_included;
+static bool dw_needed;		/* some body reads through runtime/dwarf.h */
 
 /* The state belongs to program em from now on. */
 static void dw_switch(const struct em *em)
@@ -80,6 +81,7 @@ static void dw_switch(const struct em *em)
 	}
 	dw_em = em;
 	dw_included = false;
+	dw_needed = false;
 }
 
 static struct dwprobe *dwprobe_of(const struct body *b, bool create)
@@ -786,11 +788,15 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 			 "as strings are not supported yet", a->text);
 		return mkval("\"\"", TYPE_STRING, true);
 	}
-	if (!b->probe) {
+	/* @cast and @var need no probe point: a function's, a begin
+	 * probe's are read like any other */
+	if (!b->probe && !a->cast && x->kind != E_ATVAR) {
 		em_error(em, &x->loc, "cannot translate '%s': target variables "
 			 "outside a probe's body are not supported", a->text);
 		return mkval("0", TYPE_LONG, true);
 	}
+	dw_switch(em);
+	dw_needed = true;
 	memset(&g, 0, sizeof(g));
 	g.em = em;
 	g.b = b;
@@ -887,6 +893,17 @@ struct val emit_dwarf_entry(struct body *b, struct expr *x)
 		return mkval("0", TYPE_LONG, true);
 	}
 	return emit_expr(b, x->args);
+}
+
+/* Before the functions: runtime/dwarf.h when a function (or any body)
+ * reads target memory (@cast, @var outside a DWARF probe). */
+void emit_dwarf_include(struct em *em, FILE *o)
+{
+	dw_switch(em);
+	if (dw_needed && !dw_included) {
+		fputs("#include \"runtime/dwarf.h\"\n\n", o);
+		dw_included = true;
+	}
 }
 
 /* Before a probe's handler: runtime/dwarf.h, and the kretprobe's entry

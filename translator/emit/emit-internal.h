@@ -236,6 +236,7 @@ void emit_print_at_exit(struct body *b, struct gvar *g);
 struct val emit_dwarf_target(struct body *b, struct expr *x);
 struct val emit_dwarf_entry(struct body *b, struct expr *x);
 struct val emit_dwarf_assign(struct body *b, struct expr *x);
+void emit_dwarf_include(struct em *em, FILE *o);
 void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
 			   FILE *o);
 void emit_dwarf_probe_fields(struct em *em, struct body *b,

@@ -1178,6 +1178,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	}
 
 	/* functions */
+	emit_dwarf_include(&em, o);
 	if (em.nfns) {
 		fputs("/* ---- functions ---- */\n\n", o);
 		for (int i = em.nfns - 1; i >= 0; i--)
