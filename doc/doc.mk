@@ -1,4 +1,5 @@
-# Manual pages and shell completion. Included by the top-level Makefile.am.
+# Manual pages, shell completion and the Debian packaging (debian/, its
+# tier testsuite/package/run). Included by the top-level Makefile.am.
 #
 # tapir(1), tapir-run(8) and tapir-errors(7) are written by hand
 # (doc/*.in: the version and the installed paths are filled in);
@@ -51,7 +52,10 @@ uninstall-bashcomp-link:
 EXTRA_DIST += doc/doc.mk doc/tapir.1.in doc/tapir-run.8.in doc/tapir-errors.7.in \
 	doc/gen-tapset-man doc/tapset-man.awk doc/probe-points \
 	doc/tapir-functions.head doc/tapir-functions.tail \
-	doc/tapir-probes.head doc/tapir-probes.tail testsuite/man
+	doc/tapir-probes.head doc/tapir-probes.tail testsuite/man \
+	debian/changelog debian/control debian/copyright debian/rules \
+	debian/source/format debian/tapir.docs debian/tapir.examples \
+	debian/tapir.lintian-overrides testsuite/package
 
 # make check-man: the man tier alone.
 check-man: $(nodist_man1_MANS) $(nodist_man3_MANS) $(nodist_man7_MANS) $(nodist_man8_MANS)
