@@ -419,7 +419,7 @@ function functions_page(    line, n, i, name, rtype, plist, parts, key, nf, orde
 }
 
 function probes_page(    line, n, i, j, k, fam, pat, lastfam, np, blk, nb, text,
-			 name, rest, key, v, nv, vars, done, params) {
+			 name, key, na, nf, f, head_done) {
 	# the probe point descriptions: "== FAMILY" opens a family's text,
 	# ": PATTERN" lines open a block of points sharing one text
 	nb = 0
@@ -485,34 +485,63 @@ function probes_page(    line, n, i, j, k, fam, pat, lastfam, np, blk, nb, text,
 	}
 	close(types)
 	print ".SH PROBE ALIASES"
-	n = 0
-	while ((getline line < aliases) > 0) {
-		if (line == "")
-			continue
-		n++
-		name = line; sub(/ \+?= .*/, "", name)
-		rest = line; sub(/^[^=]*= /, "", rest)
-		key = "probe " name
-		if (!(key in d_doc) || !d_doc[key])
-			print ".\\\" undocumented: alias " name
-		print ".\\\" alias: " name
-		print ".TP\n.B " esc(name)
-		# the variables: documented ones, then the others the body sets
-		delete params
-		nv = split(vars_of(key), vars, " ")
-		np = 0
-		for (i = 1; i <= nv; i++)
-			params[++np] = vars[i]
-		alias_entry = 1
-		doc_body(key, params, np)
-		alias_entry = 0
-		print ".IP\n\\fB" (line ~ / \+= / ? "+=" : "=") "\\fP " esc(rest)
-		if (key in d_file)
-			print ".IP\nDefined in " esc(d_file[key]) "."
-	}
+	# read them all, then write them grouped by file, in list order
+	na = 0
+	while ((getline line < aliases) > 0)
+		if (line != "")
+			aline[++na] = line
 	close(aliases)
-	if (n == 0)
+	for (i = 1; i <= na; i++) {
+		name = aline[i]; sub(/ \+?= .*/, "", name)
+		aname[i] = name
+		isalias[name] = 1
+		key = "probe " name
+		afile[i] = key in d_file ? d_file[key] : "(not found in any tapset file)"
+	}
+	nf = 0
+	for (j = 1; j <= nlist; j++)
+		forder[++nf] = rels[j]
+	forder[++nf] = "(not found in any tapset file)"
+	for (j = 1; j <= nf; j++) {
+		f = forder[j]
+		head_done = 0
+		for (i = 1; i <= na; i++) {
+			if (afile[i] != f)
+				continue
+			if (!head_done) {
+				print ".SS " esc(f)
+				if (f in intro)
+					print esc(intro[f])
+				head_done = 1
+			}
+			alias_entry_out(aline[i], aname[i])
+		}
+	}
+	if (na == 0)
 		print "The tapset library defines no probe aliases yet."
+}
+
+# One alias: NAME = POINTS (as --dump-probe-aliases prints it).
+function alias_entry_out(line, name,    rest, key, nv, vars, np, i, params) {
+	rest = line; sub(/^[^=]*= /, "", rest)
+	key = "probe " name
+	if (!(key in d_doc) || !d_doc[key])
+		print ".\\\" undocumented: alias " name
+	print ".\\\" alias: " name
+	print ".TP\n.B " esc(name)
+	# the variables: documented ones, then the others the body sets
+	# (names starting with _ are the library's own)
+	nv = split(vars_of(key), vars, " ")
+	np = 0
+	for (i = 1; i <= nv; i++)
+		if (vars[i] !~ /^_/)
+			params[++np] = vars[i]
+	alias_entry = 1
+	doc_body(key, params, np)
+	alias_entry = 0
+	if (rest in isalias && np == 0)
+		print ".IP\nIts variables are those of \\fB" esc(rest) "\\fP."
+	print ".IP\n\\fB" (line ~ / \+= / ? "+=" : "=") "\\fP " esc(rest)
 }
 
 BEGIN {
