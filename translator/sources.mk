@@ -20,6 +20,7 @@ translator_libtapir_a_SOURCES = \
 	translator/elaborate/tapset.c translator/elaborate/resolve.c \
 	translator/elaborate/types.c translator/elaborate/probes.c \
 	translator/elaborate/optimize.c translator/elaborate/dump.c \
+	translator/elaborate/entry.c \
 	translator/providers/provider.h \
 	translator/providers/core.c translator/providers/timer.c \
 	translator/providers/kprobe.c translator/providers/kernel.c \

@@ -54,6 +54,7 @@ struct elab {
 	int niterating;
 
 	struct dprobe *last_probe;	/* the tail of prog->probes */
+	int nentry;			/* @entry values split so far (entry.c) */
 	struct call_check *checks;	/* calls made inside foreach loops */
 	int nchecks;
 	unsigned mark;
@@ -97,5 +98,10 @@ void types_infer(struct elab *e);
 
 /* optimize.c */
 void optimize_program(struct elab *e);
+
+/* entry.c: @entry(expr) that the entry handler cannot compute becomes
+ * a thread-keyed global set by an entry twin of the return probe. */
+bool entry_expr_pure(const struct expr *x);
+void entry_split_probes(struct elab *e);
 
 #endif

@@ -960,6 +960,7 @@ struct program *elaborate(struct session *s, struct script *user)
 	for (const struct decl *d = user->decls; d; d = d->next)
 		if (d->kind == D_PROBE)
 			probes_expand(&e, d);
+	entry_split_probes(&e);
 	for (struct dprobe *p = prog->probes; p; p = p->next)
 		resolve_probe(&e, p);
 	/* -u keeps (so checks) every function of the script */

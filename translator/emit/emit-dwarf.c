@@ -857,36 +857,12 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 	return mkval(dst, TYPE_LONG, true);
 }
 
-/* Is x made of target reads, literals and operators only (what @entry
- * can be computed from at return time)? */
-static bool entry_pure(const struct expr *x)
-{
-	if (!x)
-		return true;
-	switch (x->kind) {
-	case E_NUM:
-	case E_TARGET:
-	case E_CTXVAR:
-	case E_ATVAR:
-		return true;
-	case E_BINARY:
-	case E_UNARY:
-	case E_TERNARY:
-		return entry_pure(x->a) && entry_pure(x->b) &&
-		       entry_pure(x->c);
-	case E_AT:
-		return x->op == AT_OP_ENTRY && entry_pure(x->args);
-	default:
-		return false;
-	}
-}
-
 /* @entry(expr) in a return probe: pass 2 marked the targets inside as
  * read at entry; the rest is computed at return. */
 struct val emit_dwarf_entry(struct body *b, struct expr *x)
 {
 	if (!b->probe || !b->probe->dwarf || !x->args || x->args->next ||
-	    !entry_pure(x->args)) {
+	    !entry_expr_pure(x->args)) {
 		em_error(b->em, &x->loc, "'@entry' of anything but target "
 			 "variables, literals and operators on them is not "
 			 "supported yet");
