@@ -1,11 +1,12 @@
 # order.awk: check ttest's "SEQ cCPU ..." lines (between "begin" and
-# "end") count 1, 2, 3... in order; print one summary line.
+# "end") count 1, 2, 3... in order and are nothing else (no garbage);
+# print one summary line.
 /^begin$/ { b++; next }
 /^end$/ { e++; next }
 /^(target|say)=/ { next }
 {
 	want++
-	if ($1 != want) {
+	if ($1 != want || $0 !~ /^[0-9]+ c[0-9]+\.*$/) {
 		bad++
 		if (bad < 3)
 			print "line " NR ": '" $0 "', expected " want
