@@ -127,6 +127,8 @@ static void usage(FILE *out)
 	      "  -T SECS        end the script after SECS seconds\n"
 	      "  -o FILE        write the script's output to FILE\n"
 	      "  -s MB          output buffer size in megabytes\n"
+	      "  -t             per-probe hits and cycles at the end (stap -t), and\n"
+	      "                 why probes were skipped (-D STP_TIMING)\n"
 	      "  -G VAR=VAL     set global VAR to VAL when the module loads\n"
 	      "  -D NAME[=VAL]  define a C macro for the module (MAXACTION=...)\n"
 	      "  -B NAME=VAL    pass NAME=VAL to kbuild's make\n"
@@ -183,7 +185,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:G:D:B:m:k", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:tG:D:B:m:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -249,6 +251,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			ro.bufsize = optarg;
+			break;
+		case 't':
+			strlist_add(&defines, "STP_TIMING");
 			break;
 		case 'G':
 			if (!strchr(optarg, '=')) {
