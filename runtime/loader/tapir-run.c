@@ -4,7 +4,7 @@
  * unload it: Tapir's staprun. Plain C and libc, linked statically so that
  * it can be copied into any guest.
  *
- *   tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]
+ *   tapir-run [-o FILE] [-B] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]
  *             MODULE.ko [VAR=VAL...]
  *
  * The steps (the protocol is runtime/transport-proto.h):
@@ -22,6 +22,9 @@
  *      -T's deadline or the command's exit -> STOP
  *   6. DONE: take what is left in the buffers, report lost output, unmap,
  *      close, delete_module.
+ * With -B (bulk, stap -b) each CPU's output goes to a file of its own,
+ * FILE_CPU (-o FILE) or stpd_cpuCPU, in the order written on that CPU:
+ * plain text, without the sequence numbers that order it across CPUs.
  * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
  * a command that failed, or any failure here (as staprun).
  */
@@ -65,11 +68,13 @@ struct cpubuf {
 	size_t len, off, cap;
 	uint64_t base;		/* stream offset of buf[0] */
 	bool bad;		/* framing broken: ignore the rest */
+	int bulk_fd;		/* -B: this CPU's output file */
 };
 
 static struct {
 	/* options */
 	const char *output, *cmd, *ko;
+	bool bulk;
 	long xpid;
 	double timeout;
 	unsigned int bufsize_mb;
@@ -134,10 +139,12 @@ static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fputs("usage: tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]\n"
+	fputs("usage: tapir-run [-o FILE] [-B] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]\n"
 	      "                 MODULE.ko [VAR=VAL...]\n"
 	      "Load a module built by tapir, run it and print its output.\n\n"
 	      "  -o FILE   write the output to FILE instead of standard output\n"
+	      "  -B        bulk: each CPU's output to a file of its own, FILE_CPU\n"
+	      "            (stpd_cpuCPU without -o), in that CPU's order\n"
 	      "  -c CMD    run CMD once the probes are in; target() is its pid and\n"
 	      "            the run ends when it exits\n"
 	      "  -x PID    target() is PID\n"
@@ -451,6 +458,18 @@ static int open_cpu(int cpu)
 	c->cpu = cpu;
 	c->fd = fd;
 	c->map = map;
+	c->bulk_fd = -1;
+	if (R.bulk) {
+		if (R.output)
+			snprintf(path, sizeof(path), "%s_%d", R.output, cpu);
+		else
+			snprintf(path, sizeof(path), "stpd_cpu%d", cpu);
+		c->bulk_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (c->bulk_fd < 0) {
+			err("Couldn't open output file %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
 	R.cpus_added = true;
 	verbose("cpu %d: %s", cpu, path);
 	return 1;
@@ -644,6 +663,28 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
 	return &f;
 }
 
+/* -B: each CPU's frames to its own file, as they come. */
+static void bulk_out(void)
+{
+	int i, out = R.out;
+
+	for (i = 0; i < R.ncpus; i++) {
+		struct cpubuf *c = &R.cpus[i];
+		const struct tp_proto_frame *f;
+		bool partial;
+
+		R.out = c->bulk_fd;
+		R.out_cpu = c->cpu;
+		while ((f = head(c, &partial))) {
+			out_put(c->buf + c->off + sizeof(*f), f->len);
+			R.delivered += f->len;
+			c->off += sizeof(*f) + f->len;
+		}
+		out_flush();
+	}
+	R.out = out;
+}
+
 /*
  * Print frames in sequence order. A missing number is a frame still being
  * written on another CPU: wait for it, but not forever (a CPU whose file
@@ -651,6 +692,10 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
  */
 static void merge(bool final)
 {
+	if (R.bulk) {
+		bulk_out();
+		return;
+	}
 	for (;;) {
 		struct cpubuf *best = NULL;
 		uint64_t min_seq = UINT64_MAX;
@@ -1146,6 +1191,12 @@ static void cleanup(void)
 	for (i = 0; i < R.ncpus; i++) {
 		munmap((void *)R.cpus[i].map, R.map_size);
 		close(R.cpus[i].fd);
+		if (R.cpus[i].bulk_fd >= 0 && close(R.cpus[i].bulk_fd) < 0 &&
+		    !R.out_failed) {
+			R.out_cpu = R.cpus[i].cpu;
+			R.out = R.cpus[i].bulk_fd;
+			out_failed();
+		}
 		free(R.cpus[i].buf);
 	}
 	free(R.cpus);
@@ -1163,10 +1214,13 @@ int main(int argc, char **argv)
 	char real[PATH_MAX];
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "+o:c:x:T:b:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:Bc:x:T:b:vh")) != -1) {
 		switch (opt) {
 		case 'o':
 			R.output = optarg;
+			break;
+		case 'B':
+			R.bulk = true;
 			break;
 		case 'c':
 			R.cmd = optarg;
@@ -1241,7 +1295,7 @@ int main(int argc, char **argv)
 	}
 	module_name(real, fd);
 	R.obuf = xrealloc(NULL, OUTBUF_SIZE);
-	if (R.output) {
+	if (R.output && !R.bulk) {
 		R.out = open(R.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (R.out < 0) {
 			err("Couldn't open output file %s: %s", R.output, strerror(errno));
