@@ -126,6 +126,8 @@ static void usage(FILE *out)
 	      "  -x PID         target() is PID; the script ends when it exits\n"
 	      "  -T SECS        end the script after SECS seconds\n"
 	      "  -o FILE        write the script's output to FILE\n"
+	      "  -b             bulk: each CPU's output to a file of its own, FILE_CPU\n"
+	      "                 (-o FILE) or stpd_cpuCPU\n"
 	      "  -s MB          output buffer size in megabytes\n"
 	      "  -t             per-probe hits and cycles at the end (stap -t), and\n"
 	      "                 why probes were skipped (-D STP_TIMING)\n"
@@ -185,7 +187,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:tG:D:B:m:k", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:tbG:D:B:m:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -254,6 +256,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			strlist_add(&defines, "STP_TIMING");
+			break;
+		case 'b':
+			ro.bulk = true;
 			break;
 		case 'G':
 			if (!strchr(optarg, '=')) {
