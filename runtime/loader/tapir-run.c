@@ -4,8 +4,8 @@
  * unload it: Tapir's staprun. Plain C and libc, linked statically so that
  * it can be copied into any guest.
  *
- *   tapir-run [-o FILE] [-B] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]
- *             MODULE.ko [VAR=VAL...]
+ *   tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]
+ *             [-b MB] [-v] MODULE.ko [VAR=VAL...]
  *
  * The steps (the protocol is runtime/transport-proto.h):
  *   1. finit_module(MODULE.ko, "VAR=VAL ... [_tapir_bufsize=MB]")
@@ -25,6 +25,9 @@
  * With -B (bulk, stap -b) each CPU's output goes to a file of its own,
  * FILE_CPU (-o FILE) or stpd_cpuCPU, in the order written on that CPU:
  * plain text, without the sequence numbers that order it across CPUs.
+ * With -S MB[,N] (staprun's) the output goes to FILE.0, FILE.1, ...: the
+ * next file when the next frame would take this one past MB megabytes,
+ * and only the last N files are kept.
  * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
  * a command that failed, or any failure here (as staprun).
  */
@@ -75,6 +78,8 @@ static struct {
 	/* options */
 	const char *output, *cmd, *ko;
 	bool bulk;
+	uint64_t fsize_max;	/* -S: bytes per output file, 0: no limit */
+	unsigned int fnum_max;	/* -S's N: files kept, 0: all */
 	long xpid;
 	double timeout;
 	unsigned int bufsize_mb;
@@ -96,6 +101,8 @@ static struct {
 	char *obuf;
 	size_t olen;
 	bool out_failed;
+	uint64_t fsize;		/* -S: bytes in the current file */
+	unsigned int fnum;	/* -S: the current file's number */
 	int out_cpu;		/* the CPU of the frame being printed */
 	uint64_t next_seq;
 	double stall_since;	/* 0: no gap being waited for */
@@ -139,10 +146,12 @@ static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fputs("usage: tapir-run [-o FILE] [-B] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]\n"
-	      "                 MODULE.ko [VAR=VAL...]\n"
+	fputs("usage: tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]\n"
+	      "                 [-b MB] [-v] MODULE.ko [VAR=VAL...]\n"
 	      "Load a module built by tapir, run it and print its output.\n\n"
 	      "  -o FILE   write the output to FILE instead of standard output\n"
+	      "  -S MB[,N] with -o: FILE.0, FILE.1, ... of at most MB megabytes each,\n"
+	      "            the last N of them kept\n"
 	      "  -B        bulk: each CPU's output to a file of its own, FILE_CPU\n"
 	      "            (stpd_cpuCPU without -o), in that CPU's order\n"
 	      "  -c CMD    run CMD once the probes are in; target() is its pid and\n"
@@ -195,18 +204,61 @@ static void out_flush(void)
 {
 	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0)
 		out_failed();
+	R.fsize += R.olen;
 	R.olen = 0;
+}
+
+/* -S: FILE.N */
+static int open_numbered(unsigned int n)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.%u", R.output, n);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		err("Couldn't open output file %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* -S: on to the next file, the oldest one beyond N removed. */
+static void out_rotate(void)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	out_flush();
+	if (R.out_failed)
+		return;
+	fd = open_numbered(R.fnum + 1);
+	if (fd < 0) {
+		R.out_failed = true;
+		return;
+	}
+	if (close(R.out) < 0)
+		out_failed();
+	R.out = fd;
+	R.fnum++;
+	R.fsize = 0;
+	if (R.fnum_max && R.fnum >= R.fnum_max) {
+		snprintf(path, sizeof(path), "%s.%u", R.output, R.fnum - R.fnum_max);
+		unlink(path);
+	}
 }
 
 static void out_put(const char *p, size_t n)
 {
 	if (R.out_failed)
 		return;
+	if (R.fsize_max && R.fsize + R.olen + n > R.fsize_max &&
+	    R.fsize + R.olen > 0)
+		out_rotate();
 	if (R.olen + n > OUTBUF_SIZE) {
 		out_flush();
 		if (n > OUTBUF_SIZE) {
 			if (!R.out_failed && write_all(R.out, p, n) < 0)
 				out_failed();
+			R.fsize += n;
 			return;
 		}
 	}
@@ -1214,7 +1266,7 @@ int main(int argc, char **argv)
 	char real[PATH_MAX];
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "+o:Bc:x:T:b:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:S:Bc:x:T:b:vh")) != -1) {
 		switch (opt) {
 		case 'o':
 			R.output = optarg;
@@ -1222,6 +1274,20 @@ int main(int argc, char **argv)
 		case 'B':
 			R.bulk = true;
 			break;
+		case 'S': {
+			unsigned long mb = strtoul(optarg, &endp, 10), n = 0;
+
+			if (*endp == ',')
+				n = strtoul(endp + 1, &endp, 10);
+			if (*endp || mb < 1 || mb > 1ul << 20 || (strchr(optarg, ',') && n < 1) ||
+			    n > 1000000) {
+				err("Invalid file size '%s' (MB[,N]: MB and N from 1).", optarg);
+				return 1;
+			}
+			R.fsize_max = (uint64_t)mb << 20;
+			R.fnum_max = (unsigned int)n;
+			break;
+		}
 		case 'c':
 			R.cmd = optarg;
 			break;
@@ -1267,6 +1333,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (R.fsize_max && (!R.output || R.bulk)) {
+		err("-S needs -o FILE (and no -B).");
+		return 1;
+	}
 	if (R.cmd && R.xpid) {
 		err("You can't specify the '-c' and '-x' options together.");
 		return 1;
@@ -1295,7 +1365,11 @@ int main(int argc, char **argv)
 	}
 	module_name(real, fd);
 	R.obuf = xrealloc(NULL, OUTBUF_SIZE);
-	if (R.output && !R.bulk) {
+	if (R.output && R.fsize_max) {
+		R.out = open_numbered(0);
+		if (R.out < 0)
+			return 1;
+	} else if (R.output && !R.bulk) {
 		R.out = open(R.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (R.out < 0) {
 			err("Couldn't open output file %s: %s", R.output, strerror(errno));
