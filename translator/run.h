@@ -18,6 +18,7 @@ struct run_opts {
 	const char *module_name;	/* -m NAME */
 	bool keep;			/* -k */
 	bool bulk;			/* -b: the loader's -B */
+	const char *fsize;		/* -S MB[,N]: the loader's -S */
 	const char **defines;		/* -D NAME[=VAL], NULL-terminated */
 	const char **make_vars;		/* -B NAME=VAL */
 	bool disable_cache;		/* --disable-cache */

@@ -128,6 +128,8 @@ static void usage(FILE *out)
 	      "  -o FILE        write the script's output to FILE\n"
 	      "  -b             bulk: each CPU's output to a file of its own, FILE_CPU\n"
 	      "                 (-o FILE) or stpd_cpuCPU\n"
+	      "  -S MB[,N]      with -o: FILE.0, FILE.1, ... of at most MB megabytes,\n"
+	      "                 the last N kept\n"
 	      "  -s MB          output buffer size in megabytes\n"
 	      "  -t             per-probe hits and cycles at the end (stap -t), and\n"
 	      "                 why probes were skipped (-D STP_TIMING)\n"
@@ -187,7 +189,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:tbG:D:B:m:k", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -259,6 +261,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			ro.bulk = true;
+			break;
+		case 'S':
+			ro.fsize = optarg;
 			break;
 		case 'G':
 			if (!strchr(optarg, '=')) {
