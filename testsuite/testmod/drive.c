@@ -15,6 +15,15 @@
  *   drive write PATH TEXT   open PATH for writing (created, truncated),
  *                           one write of TEXT, close
  *   drive sys               getppid() once
+ *   drive tcp PORT          brings lo up, then over 127.0.0.1:PORT a
+ *                           listener, a connect, an accept, one write
+ *                           of "hello" (5 bytes) and one read of it, and
+ *                           the three sockets closed: client, accepted,
+ *                           listener
+ *   drive udp PORT          brings lo up, then one datagram "hello" from
+ *                           a connected socket to one bound to
+ *                           127.0.0.1:PORT, received with recvfrom; the
+ *                           sender disconnected (connect AF_UNSPEC)
  *   drive A... + B... + ...  the commands A, B, ... one after the other
  *
  * After the last command drive waits 300 ms before it exits, so that the
@@ -27,9 +36,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,10 +78,89 @@ static int command(int argc, char **argv)
 	return 0;
 }
 
+/* The loopback interface up (the guest's init leaves it down). */
+static int lo_up(int s)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	if (ifr.ifr_flags & IFF_UP)
+		return 0;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(s, SIOCSIFFLAGS, &ifr);
+}
+
+/* One TCP exchange over loopback, in this process alone (no race). */
+static int tcp(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	char buf[16];
+	int l, c, s;
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0)
+		return die("socket", "listener");
+	if (lo_up(l) < 0)
+		return die("ioctl", "lo");
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 1) < 0)
+		return die("listen", "127.0.0.1");
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return die("connect", "127.0.0.1");
+	s = accept(l, NULL, NULL);
+	if (s < 0)
+		return die("accept", "127.0.0.1");
+	if (write(c, "hello", 5) != 5)
+		return die("write", "socket");
+	if (read(s, buf, sizeof(buf)) != 5)
+		return die("read", "socket");
+	close(c);
+	close(s);
+	close(l);
+	return 0;
+}
+
+/* One UDP datagram over loopback, in this process alone. */
+static int udp(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr none = { .sa_family = AF_UNSPEC };
+	char buf[16];
+	int r, t;
+
+	r = socket(AF_INET, SOCK_DGRAM, 0);
+	if (r < 0)
+		return die("socket", "receiver");
+	if (lo_up(r) < 0)
+		return die("ioctl", "lo");
+	if (bind(r, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return die("bind", "127.0.0.1");
+	t = socket(AF_INET, SOCK_DGRAM, 0);
+	if (t < 0 || connect(t, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return die("connect", "127.0.0.1");
+	if (send(t, "hello", 5, 0) != 5)
+		return die("send", "socket");
+	if (recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != 5)
+		return die("recvfrom", "socket");
+	if (connect(t, &none, sizeof(none)) < 0)
+		return die("disconnect", "socket");
+	close(t);
+	close(r);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: drive CMD [ARG] | repeat K CMD [ARG] | sleepers N MS |\n"
-			"       open PATH | read PATH N | write PATH TEXT | sys\n");
+			"       open PATH | read PATH N | write PATH TEXT | sys |\n"
+			"       tcp PORT | udp PORT\n");
 	return 2;
 }
 
@@ -113,6 +205,10 @@ static int run(int argc, char **argv)
 		getppid();
 		return 0;
 	}
+	if (!strcmp(argv[1], "tcp") && argc == 3)
+		return tcp(atoi(argv[2]));
+	if (!strcmp(argv[1], "udp") && argc == 3)
+		return udp(atoi(argv[2]));
 	if (!strcmp(argv[1], "repeat") && argc >= 4) {
 		int k = atoi(argv[2]);
 
