@@ -50,6 +50,11 @@ int tp_contexts_alloc(size_t locals_size)
 		atomic_set(&c->busy, 0);
 		c->max_actions = MAXACTION_INTERRUPTIBLE;
 		c->rt = (char *)c + head;
+#ifdef STP_TIMING
+		if (tapir_module.nprobes)
+			tp_rt(c)->timing = kvzalloc_node(array_size(tapir_module.nprobes,
+				sizeof(struct tp_timing)), GFP_KERNEL, cpu_to_node(cpu));
+#endif
 		c->locals = locals_size ? (char *)c + head + rt : NULL;
 		per_cpu(tp_ctx, cpu) = c;
 	}
@@ -61,6 +66,10 @@ void tp_contexts_free(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
+#ifdef STP_TIMING
+		if (per_cpu(tp_ctx, cpu))
+			kvfree(tp_rt(per_cpu(tp_ctx, cpu))->timing);
+#endif
 		kvfree(per_cpu(tp_ctx, cpu));
 		per_cpu(tp_ctx, cpu) = NULL;
 	}
@@ -104,11 +113,15 @@ void tp_error(struct tp_context *c, const char *fmt, ...)
  * TRYLOCKDELAY us apart; on failure release the ones taken. */
 bool tp_lock_slow(const struct tp_probe *p, unsigned int i)
 {
+#ifdef STP_TIMING
+	atomic_inc(&p->locks[i].lock->contended);
+#endif
 	for (; i < p->nlocks; i++) {
 		int tries = 1;
 
 		while (!tp_trylock(&p->locks[i])) {
 			if (++tries > MAXTRYLOCK) {
+				atomic_inc(&p->locks[i].lock->skipped);
 				tp_unlock(p->locks, i);
 				return false;
 			}
@@ -143,6 +156,8 @@ void tp_too_many_skipped(void)
 void tp_skipped(struct tp_context *c)
 {
 	atomic_inc(&tp_count.skipped);
+	if (!c)
+		atomic_inc(&tp_count.lowstack);
 	if (c)
 		atomic_set_release(&c->busy, 0);
 #ifndef STAP_SUPPRESS_HANDLER_ERRORS

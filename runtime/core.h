@@ -24,6 +24,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/timex.h>
 
 enum tp_state {
 	TP_STATE_STARTING,
@@ -47,6 +48,8 @@ struct tp_counters {
 					 * (stap -t's "Skipped due to
 					 * reentrancy"; not vs MAXSKIPPED) */
 	atomic_t print_cut;		/* one print bigger than the buffer */
+	atomic_t lowstack;		/* skipped (also in skipped): too
+					 * little stack left */
 };
 
 extern struct tp_counters tp_count;
@@ -68,8 +71,16 @@ extern struct tp_counters tp_count;
 /* "ERROR: <msg> near <stmt>\n" and "WARNING: <msg>\n" lines. */
 #define TP_MSG_SIZE (MAXSTRINGLEN + 512)
 
+/* -t: one probe's handler runs on one CPU. */
+struct tp_timing {
+	u64 count, sum, sumsq, min, max;	/* cycles */
+};
+
 /* The runtime-private part of a context (c->rt). */
 struct tp_rt {
+#ifdef STP_TIMING
+	struct tp_timing *timing;	/* [tapir_module.nprobes] */
+#endif
 	size_t print_len;		/* bytes in print_buf */
 	u64 fault_addr;			/* %m's unreadable address */
 	bool fault;
@@ -226,11 +237,34 @@ static __always_inline bool tp_lock(const struct tp_probe *p)
  * c->regs, c->addr, c->data. Inline, so that a kprobe hit costs one call
  * (the handler) beyond the probe core's.
  */
+#ifdef STP_TIMING
+static __always_inline void tp_timing_add(struct tp_context *c,
+					  const struct tp_probe *p, u64 d)
+{
+	struct tp_timing *t = tp_rt(c)->timing;
+
+	if (!t)
+		return;
+	/* (this CPU's, while its context is claimed: nothing races) */
+	t += p - tapir_module.probes;
+	if (!t->count || d < t->min)
+		t->min = d;
+	if (d > t->max)
+		t->max = d;
+	t->count++;
+	t->sum += d;
+	t->sumsq += d * d;
+}
+#endif
+
 static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 					    int state, struct pt_regs *regs,
 					    unsigned long addr, void *data)
 {
 	struct tp_context *c;
+#ifdef STP_TIMING
+	cycles_t t0;
+#endif
 
 	if (unlikely(tp_low_stack())) {
 		tp_skipped(NULL);
@@ -261,6 +295,9 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 	c->last_stmt = NULL;
 	tp_print_reset(c);
 
+#ifdef STP_TIMING
+	t0 = get_cycles();
+#endif
 	if (unlikely(!tp_lock(p))) {
 		tp_skipped(c);
 		return;
@@ -270,6 +307,9 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 
 	if (tp_rt(c)->print_len)
 		tp_print_flush(c);
+#ifdef STP_TIMING
+	tp_timing_add(c, p, get_cycles() - t0);
+#endif
 	if (unlikely(c->last_error) && !c->aborted)
 		tp_report_error(c);
 	atomic_set_release(&c->busy, 0);

@@ -52,6 +52,17 @@ static void tp_kp_warn(const char *msg)
 	tp_stderr_line(tp_kp_msg, sizeof(tp_kp_msg), "WARNING: ", msg, NULL);
 }
 
+#ifdef STP_TIMING
+static void tp_kp_missed(const char *what, const char *pp, unsigned long n)
+{
+	int len = scnprintf(tp_kp_msg, sizeof(tp_kp_msg),
+			    "WARNING: Skipped due to missed %s on '%s': %lu\n",
+			    what, pp, n);
+
+	tp_transport_stderr(tp_kp_msg, len);
+}
+#endif
+
 int tp_kprobes_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
@@ -127,9 +138,22 @@ void tp_kprobes_stop(void)
 		return;
 	kcore_unregister(tp_kpp, tp_nkp);
 	tp_kp_registered = false;
-	for (i = 0; i < tp_nkp; i++)
-		atomic_add((int)(tp_kps[i].nmissed + tp_kps[i].nmissed_ret),
+	for (i = 0; i < tp_nkp; i++) {
+		const struct kcore_probe *kp = &tp_kps[i];
+		const struct tp_probe *p __maybe_unused = kp->owner;
+
+		atomic_add((int)(kp->nmissed + kp->nmissed_ret),
 			   &tp_count.skipped);
+#ifdef STP_TIMING
+		/* As stap -t: returns not caught (every maxactive instance
+		 * in use), then hits the kernel dropped. */
+		if (p->is_return && kp->nmissed_ret)
+			tp_kp_missed("kretprobe/1", p->pp, kp->nmissed_ret);
+		if (kp->nmissed)
+			tp_kp_missed(p->is_return ? "kretprobe/2" : "kprobe",
+				     p->pp, kp->nmissed);
+#endif
+	}
 }
 
 void tp_kprobes_free(void)

@@ -29,6 +29,8 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "core.h"
 #include "kcore.h"
@@ -175,9 +177,116 @@ static __printf(1, 2) void tp_warnf(const char *fmt, ...)
 	tp_transport_stderr(tp_session_msg, n);
 }
 
+#ifdef STP_TIMING
+/* A line of the -t report: standard output, as stap's. */
+static __printf(1, 2) void tp_outf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vscnprintf(tp_session_msg, sizeof(tp_session_msg), fmt, ap);
+	va_end(ap);
+	tp_transport_write(tp_session_msg, n);
+}
+
+/* "----- probe hit report:" as stap -t prints it: the probes that ran,
+ * their hits and the cycles of their handlers (lock, body, output) over
+ * every CPU. */
+static void tp_hit_report(void)
+{
+	unsigned int i;
+	int cpu;
+
+	tp_outf("----- probe hit report: \n");
+	for (i = 0; i < tapir_module.nprobes; i++) {
+		const struct tp_probe *p = &tapir_module.probes[i];
+		struct tp_timing t = { 0 };
+		u64 var = 0;
+
+		for_each_possible_cpu(cpu) {
+			struct tp_context *c = per_cpu(tp_ctx, cpu);
+			const struct tp_timing *u;
+
+			if (!c || !tp_rt(c)->timing)
+				continue;
+			u = &tp_rt(c)->timing[i];
+			if (!u->count)
+				continue;
+			if (!t.count || u->min < t.min)
+				t.min = u->min;
+			t.max = max(t.max, u->max);
+			t.count += u->count;
+			t.sum += u->sum;
+			t.sumsq += u->sumsq;
+		}
+		if (!t.count)
+			continue;
+		/* the sample variance, as @variance: (n sum x^2 - (sum x)^2)
+		 * / (n (n - 1)), here as (sum x^2 - (sum x)^2 / n) / (n - 1) */
+		if (t.count > 1)
+			var = div64_u64(t.sumsq - div64_u64(t.sum * t.sum, t.count),
+					t.count - 1);
+		tp_outf("%s, (%s), hits: %llu, cycles: %llumin/%lluavg/%llumax, variance: %llu, from: %s, index: %u\n",
+			p->pp, p->location, t.count, t.min,
+			div64_u64(t.sum, t.count), t.max, var, p->pp, i);
+	}
+	tp_outf("----- refresh report:\n");
+}
+
+static int tp_lock_cmp(const void *a, const void *b)
+{
+	const struct tp_global_lock *x = *(const struct tp_global_lock *const *)a;
+	const struct tp_global_lock *y = *(const struct tp_global_lock *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The globals' locks, each once, in the order of the globals (their
+ * locks' addresses); NULL when there is none. *@n: how many. */
+static struct tp_global_lock **tp_locks(unsigned int *n)
+{
+	struct tp_global_lock **v;
+	unsigned int i, j, k = 0, total = 0;
+
+	*n = 0;
+	for (i = 0; i < tapir_module.nprobes; i++)
+		total += tapir_module.probes[i].nlocks;
+	if (!total)
+		return NULL;
+	v = kmalloc_array(total, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return NULL;
+	for (i = 0; i < tapir_module.nprobes; i++)
+		for (j = 0; j < tapir_module.probes[i].nlocks; j++)
+			v[k++] = tapir_module.probes[i].locks[j].lock;
+	sort(v, k, sizeof(*v), tp_lock_cmp, NULL);
+	for (i = 0, j = 0; i < k; i++)
+		if (!j || v[j - 1] != v[i])
+			v[j++] = v[i];
+	*n = j;
+	return v;
+}
+
+/* The script's name of the global whose lock is @l ("tpg_locks.g_NAME"). */
+static const char *tp_lock_name(const struct tp_global_lock *l)
+{
+	const char *s = l->name ? l->name : "?";
+
+	if (strrchr(s, '.'))
+		s = strrchr(s, '.') + 1;
+	return strncmp(s, "g_", 2) ? s : s + 2;
+}
+#endif
+
 void tp_session_stop(void)
 {
-	int errors, skipped, reentrant, cut;
+	int errors, skipped, cut;
+#ifdef STP_TIMING
+	int reentrant;
+	struct tp_global_lock **locks;
+	unsigned int nlocks = 0, i;
+#endif
 
 	mutex_lock(&tp_session_mutex);
 	if (atomic_read(&tp_state) == TP_STATE_STOPPED) {
@@ -203,19 +312,40 @@ void tp_session_stop(void)
 
 	errors = atomic_read(&tp_count.errors);
 	skipped = atomic_read(&tp_count.skipped);
-	reentrant = atomic_read(&tp_count.reentrant);
 	cut = atomic_read(&tp_count.print_cut);
-#ifndef STP_TIMING
+#ifdef STP_TIMING
+	reentrant = atomic_read(&tp_count.reentrant);
+	tp_hit_report();
+	locks = tp_locks(&nlocks);
+	for (i = 0; i < nlocks; i++)
+		if (atomic_read(&locks[i]->contended))
+			tp_outf("'__global_%s' lock contention occurred %d times\n",
+				tp_lock_name(locks[i]),
+				atomic_read(&locks[i]->contended));
+	if (errors || skipped || reentrant) {
+		tp_warnf("WARNING: Number of errors: %d, skipped probes: %d\n",
+			 errors, skipped);
+		for (i = 0; i < nlocks; i++)
+			if (atomic_read(&locks[i]->skipped))
+				tp_warnf("WARNING: Skipped due to global '__global_%s' lock timeout: %d\n",
+					 tp_lock_name(locks[i]),
+					 atomic_read(&locks[i]->skipped));
+		if (atomic_read(&tp_count.lowstack))
+			tp_warnf("WARNING: Skipped due to low stack: %d\n",
+				 atomic_read(&tp_count.lowstack));
+		if (reentrant)
+			tp_warnf("WARNING: Skipped due to reentrancy: %d\n",
+				 reentrant);
+	}
+	kfree(locks);
+#else
 	/* As stap without -t: probes skipped because this CPU was already
 	 * running a handler (an interrupt during a handler) are counted but
 	 * neither reported nor counted toward MAXSKIPPED. */
-	reentrant = 0;
-#endif
-	if (errors || skipped || reentrant)
+	if (errors || skipped)
 		tp_warnf("WARNING: Number of errors: %d, skipped probes: %d\n",
 			 errors, skipped);
-	if (reentrant)
-		tp_warnf("WARNING: Skipped due to reentrancy: %d\n", reentrant);
+#endif
 	if (cut)
 		tp_warnf("WARNING: Output of %d print calls was cut at %d bytes\n",
 			 cut, TP_PRINT_BUFSIZE);

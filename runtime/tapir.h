@@ -73,9 +73,14 @@
  *   STAP_SUPPRESS_HANDLER_ERRORS  --suppress-handler-errors: runtime
  *       errors are counted, not printed, and neither MAXERRORS nor
  *       MAXSKIPPED ends the run
- *   STP_TIMING  -t: the exit report adds "Skipped due to reentrancy: N"
- *       (probes that hit while their CPU ran a handler; without -t they
- *       are counted silently, as stap does)
+ *   STP_TIMING  -t: each probe's hits and cycles are counted, and the
+ *       end of the run prints stap's "----- probe hit report:" (a line
+ *       per probe that ran) and the global locks' contention on standard
+ *       output, then with the skipped probes the cause of each: "Skipped
+ *       due to global '__global_NAME' lock timeout: N", "... low stack",
+ *       "... reentrancy" (probes that hit while their CPU ran a handler;
+ *       without -t they are counted silently, as stap does) and the
+ *       kprobe and kretprobe misses of each probe point
  *   TRYLOCKDELAY  microseconds between tries of a global's lock (10)
  *   TP_PRINT_BUFSIZE  bytes of each CPU's print buffer (8192)
  */
@@ -141,8 +146,12 @@ struct tp_global_lock {
 	atomic_t cnt;		/* 0 free, > 0 readers, -1 a writer; only
 				 * ever tried (inline, runtime/core.h),
 				 * never waited on */
+	atomic_t contended;	/* hits that found it taken (-t) */
+	atomic_t skipped;	/* hits skipped: MAXTRYLOCK tries failed */
+	const char *name;	/* "tpg_locks.g_NAME": -t's reports name
+				 * the global NAME */
 };
-#define TP_GLOBAL_LOCK_INIT(name) { .cnt = ATOMIC_INIT(0) }
+#define TP_GLOBAL_LOCK_INIT(nm) { .cnt = ATOMIC_INIT(0), .name = #nm }
 
 struct tp_lock_use {
 	struct tp_global_lock *lock;

@@ -27,7 +27,8 @@
  *                                       START   (version, target pid)
  *   STDERR* (begin probes' messages)
  *   STARTED (status of the start)
- *   STDERR*, REQUEST_EXIT
+ *   STDERR*, REQUEST_EXIT, CPU_ONLINE*
+ *                                       CONSUMED* (any time after START)
  *                                       STOP    (exit requested, SIGINT,
  *                                                SIGTERM, -T, -c's end)
  *   STDERR* (end probes, "WARNING: Number of errors: ...")
@@ -40,14 +41,35 @@
  * After a failed start the module stops by itself and sends DONE; after
  * DONE the loader reads every trace file to the end and removes the module.
  *
- * Data framing. Each traceN file is a byte stream of frames: a struct
- * tp_proto_frame header, then `len` bytes of output. `seq` counts every
- * frame of every CPU from 1 without gaps (a write that does not fit is
- * dropped whole and takes no number), so the loader prints frames in
- * `seq` order across CPUs. A frame may arrive in pieces (read() returns
- * whatever is there). read() never blocks and returns 0 when nothing is
- * there; poll() says POLLIN only when much output waits (256 KB, or a
- * quarter of the buffer), so the loader also reads every 100 ms.
+ * Data. Each traceN file is CPU N's relay buffer (relay_open(), per-CPU
+ * buffers of n_subbufs sub-buffers of subbuf_size bytes, HELLO says
+ * both), which the loader mmap()s whole (PROT_READ, MAP_SHARED, length
+ * n_subbufs * subbuf_size); the files have no read(). Sub-buffer K of a
+ * CPU (K = 0, 1, 2... for as long as the buffer lives) sits at offset
+ * (K % n_subbufs) * subbuf_size and starts with a struct tp_proto_subbuf
+ * that the module writes when the sub-buffer starts (relay's
+ * subbuf_start() callback) and completes when it moves to the next one:
+ * `done` becomes K + 1 last (a release store; the loader loads it with
+ * acquire), and only then may the loader read `len` and the data. A
+ * sub-buffer whose `done` is not K + 1 is still being written (or is an
+ * older one): the loader never reads it. After reading sub-buffers up to
+ * K the loader sends CONSUMED (cpu, K + 1); the module reuses their room
+ * only then, and drops writes (counting them) while every sub-buffer is
+ * full. poll() says POLLIN while a completed sub-buffer was not reported
+ * consumed (relay's own poll: woken when one completes).
+ *
+ * The module completes a partly filled sub-buffer itself every
+ * flush_ms milliseconds (HELLO), from a work item on the buffer's own
+ * CPU, so that slow output shows up soon, and for the last time before
+ * DONE. A CPU that comes online during the run gets its traceN file
+ * then: CPU_ONLINE says so.
+ *
+ * Data framing. The data of the sub-buffers of one CPU, in order, is a
+ * byte stream of frames: a struct tp_proto_frame header, then `len`
+ * bytes of output; a frame never spans two sub-buffers. `seq` counts
+ * every frame of every CPU from 1 without gaps (a write that does not
+ * fit is dropped whole and takes no number), so the loader prints frames
+ * in `seq` order across CPUs.
  */
 #ifndef TAPIR_RUNTIME_TRANSPORT_PROTO_H
 #define TAPIR_RUNTIME_TRANSPORT_PROTO_H
@@ -59,10 +81,11 @@
 #endif
 
 #ifndef TP_PROTO_VERSION		/* -D only to test the mismatch */
-#define TP_PROTO_VERSION	1
+#define TP_PROTO_VERSION	2
 #endif
 #define TP_PROTO_MAGIC		0x52495054u	/* "TPIR" in memory order */
 #define TP_PROTO_FRAME_MAGIC		0x4d415246u	/* "FRAM" */
+#define TP_PROTO_SUBBUF_MAGIC		0x46425553u	/* "SUBF" */
 
 #define TP_PROTO_DEBUGFS_DIR	"/sys/kernel/debug/tapir-"
 #define TP_PROTO_PROCFS_DIR	"/proc/tapir-"
@@ -79,9 +102,11 @@ enum tp_proto_type {
 				 * it does not end with one */
 	TP_PROTO_REQUEST_EXIT = 4, /* no payload: the script asks to stop */
 	TP_PROTO_DONE = 5,	/* struct tp_proto_done */
+	TP_PROTO_CPU_ONLINE = 6, /* struct tp_proto_cpu: traceN is there now */
 	/* loader -> module */
 	TP_PROTO_START = 16,	/* struct tp_proto_start */
 	TP_PROTO_STOP = 17,	/* no payload */
+	TP_PROTO_CONSUMED = 18,	/* struct tp_proto_consumed */
 };
 
 struct tp_proto_msg {
@@ -109,6 +134,10 @@ struct tp_proto_hello {
 	uint64_t bufsize;	/* bytes of buffer per CPU */
 	uint32_t bufsize_mb;	/* the size in MB (-b, or the default) for
 				 * messages; 0 when set in KB for tests */
+	uint32_t flush_ms;	/* partly filled sub-buffers are completed
+				 * this often */
+	uint64_t subbuf_size;	/* bytes per sub-buffer (a power of 2) */
+	uint32_t n_subbufs;	/* sub-buffers per CPU */
 	uint32_t reserved;
 };
 
@@ -129,6 +158,19 @@ struct tp_proto_started {
 	uint32_t reserved;
 };
 
+struct tp_proto_cpu {
+	uint32_t cpu;
+	uint32_t reserved;
+};
+
+/* The loader read CPU `cpu`'s sub-buffers 0 .. subbufs - 1 (a count
+ * since the buffer was made, never going back). */
+struct tp_proto_consumed {
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t subbufs;
+};
+
 struct tp_proto_done {
 	uint64_t frames;	/* frames written */
 	uint64_t bytes;		/* output bytes written (without headers) */
@@ -138,7 +180,16 @@ struct tp_proto_done {
 	uint64_t lost_messages;	/* STDERR texts dropped (queue full) */
 };
 
-/* The header of every output chunk in a traceN file. */
+/* The start of every sub-buffer (see "Data" above). */
+struct tp_proto_subbuf {
+	uint64_t done;		/* K + 1 once sub-buffer K is complete */
+	uint64_t id;		/* K + 1, written when it starts */
+	uint32_t len;		/* bytes used, this header included */
+	uint32_t magic;		/* TP_PROTO_SUBBUF_MAGIC */
+	uint64_t reserved;
+};
+
+/* The header of every output chunk in a sub-buffer. */
 struct tp_proto_frame {
 	uint64_t seq;		/* 1, 2, 3... across all CPUs */
 	uint32_t len;		/* bytes of output that follow */
@@ -146,7 +197,9 @@ struct tp_proto_frame {
 };
 
 /* Buffer sizes: -b MB (1..4095) per CPU; default as stap's 16 MB, less
- * when memory is short (a quarter of free memory over the CPUs). */
+ * when memory is short (a quarter of free memory over the CPUs). One
+ * write (a frame) holds at most subbuf_size - sizeof(struct
+ * tp_proto_subbuf) - sizeof(struct tp_proto_frame) bytes. */
 #define TP_PROTO_BUFSIZE_DEFAULT_MB	16
 #define TP_PROTO_BUFSIZE_MAX_MB	4095
 

@@ -3,32 +3,50 @@
  * transport.c - the module's side of the channel to the loader
  * (transport.h for the runtime core, transport-proto.h for the wire):
  *
- *   data     a buffer per CPU, read through tapir-NAME/traceN on debugfs
- *            or, when debugfs cannot be used (not there, kernel lockdown,
- *            or _tapir_procfs=1), on procfs. Every write is one frame with
- *            a global sequence number; all of it goes or none, and what
+ *   data     a relay channel (relay_open()) with a buffer per CPU, mmap'ed
+ *            by the loader through tapir-NAME/traceN on debugfs or, when
+ *            debugfs cannot be used (not there, kernel lockdown, or
+ *            _tapir_procfs=1), on procfs. Every write is one frame with a
+ *            global sequence number; all of it goes or none, and what
  *            cannot go is counted.
  *   control  tapir-NAME/ctl: a queue of messages to the loader (HELLO,
- *            STARTED, STDERR texts, REQUEST_EXIT, DONE) filled from any
- *            context, and the loader's commands (START, STOP) handled in
- *            its process context, where the session is started and
- *            stopped.
+ *            STARTED, STDERR texts, REQUEST_EXIT, CPU_ONLINE, DONE)
+ *            filled from any context, and the loader's commands (START,
+ *            STOP, CONSUMED) handled in its process context, where the
+ *            session is started and stopped.
  *
- * The per-CPU buffers are lockless single-producer rings (the CPU itself,
- * irqs off; an NMI that comes in during a write finds the ring taken and
- * its write is counted as lost) with one reader (the loader), not relay
- * channels: relay's
- * read() races with a sub-buffer switch when the reader has caught up
- * with the writer (relay_file_read_subbuf_avail() takes the write
- * sub-buffer from buf->data, which relay_switch_subbuf() moves only after
- * subbufs_produced, so the reader can take a whole unwritten sub-buffer
- * for data). Seen in the guest as 64 KB of zeros in the middle of a
- * printf-heavy probe's output, whenever the loader kept up. Reading only
- * full sub-buffers would avoid it but hold back a slow script's output
- * until 64 KB pile up, and relay_flush() may not run in probe context.
+ * The loader reads only completed sub-buffers. relay's read() does not
+ * do that: relay_file_read_subbuf_avail() takes the sub-buffer being
+ * written from buf->data, which relay_switch_subbuf() moves only after
+ * subbufs_produced, so a reader that has caught up with the writer can
+ * take a whole unwritten sub-buffer for data (seen as 64 KB of zeros in
+ * the middle of a printf-heavy probe's output). So the files offer
+ * mmap() and poll() only, and each sub-buffer starts with a header
+ * (struct tp_proto_subbuf) that subbuf_start() writes when the
+ * sub-buffer starts and completes (done = its number + 1, a release
+ * store) when relay moves on to the next: the protocol relay.rst
+ * describes for mmap'ed buffers, with the loader telling what it has
+ * read through CONSUMED (relay_subbufs_consumed()).
+ *
+ * Writers are the CPU itself with irqs off (a probe handler, any
+ * context); an NMI that comes in during a write or a flush finds this
+ * CPU's buffer taken and its write is counted as lost. No lock is taken,
+ * so nothing sleeps or spins (PREEMPT_RT too). A partly filled
+ * sub-buffer is completed by relay_switch_subbuf() on its own CPU with
+ * irqs off, from a work item in process context (never relay_flush(),
+ * which switches every CPU's buffer from one CPU, under a mutex, while
+ * their writers run): every _tapir_flush_ms (a slow script's lines show
+ * up that soon), when the CPU goes offline, and before DONE. A buffer of
+ * an offline CPU has no writer and is completed from any CPU.
+ *
+ * CPU hotplug: relay makes the buffer of a CPU coming online (and keeps
+ * it when the CPU goes away); our hotplug callbacks, run on that CPU,
+ * create its file, tell the loader (CPU_ONLINE) and start and stop its
+ * flush work.
  *
  * Wakeups of the loader go through irq_work: a probe may run where a
- * wake_up() would deadlock (inside the scheduler, in NMI).
+ * wake_up() would deadlock (inside the scheduler, in NMI). relay does the
+ * same for its own poll().
  */
 /* Messages name the module themselves (THIS_MODULE->name) rather than
  * through pr_fmt and the build's module-name macro, so that this object
@@ -37,6 +55,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hardirq.h>
@@ -46,8 +65,10 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
+#include <linux/relay.h>
 #include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -55,6 +76,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "transport.h"
 #include "transport-proto.h"
@@ -70,25 +92,30 @@ MODULE_PARM_DESC(_tapir_bufsize_kb, "output buffer per CPU in KB (tests)");
 static bool _tapir_procfs;
 module_param(_tapir_procfs, bool, 0);
 MODULE_PARM_DESC(_tapir_procfs, "use procfs files even if debugfs works");
+static unsigned int _tapir_flush_ms = 50;
+module_param(_tapir_flush_ms, uint, 0);
+MODULE_PARM_DESC(_tapir_flush_ms, "complete partly filled sub-buffers this often (ms, default 50)");
 
 /* ---- State ---- */
 
 #define TP_QUEUE_SIZE	(64 * 1024)	/* control messages (power of 2) */
 #define TP_QUEUE_RESERVE 1024		/* kept for HELLO/STARTED/DONE */
 #define TP_BOUNCE_SIZE	(16 * 1024)	/* one read() of the control file */
-#define TP_WAKE_BYTES	(256 * 1024)	/* wake the loader when this much
-					 * output waits (or a quarter of the
-					 * buffer, if less) */
+#define TP_HDR		sizeof(struct tp_proto_subbuf)
+#define TP_MIN_BUFSIZE	(32 * 1024)	/* 8 sub-buffers of a page */
 
-/* One CPU's output buffer: one writer (that CPU, irqs off), one reader
- * (the loader); head and tail only grow. */
-struct tp_ring {
-	char *data;
-	unsigned long mask;
-	unsigned long head;		/* written up to (writer) */
-	unsigned long tail;		/* read up to (reader) */
-	unsigned long writing;		/* a write is under way on this CPU */
+/* One CPU's writer side. */
+struct tp_cpu {
+	unsigned long busy;		/* a write or flush under way here */
+	unsigned int cpu;
+	bool flushing;			/* the flush work may re-arm */
+	struct delayed_work flush;
+	struct dentry *file;		/* traceN on debugfs, or */
+	struct proc_dir_entry *pfile;	/* on procfs */
+	u64 flushes;			/* sub-buffers completed by a flush */
 };
+
+static DEFINE_PER_CPU(struct tp_cpu, tp_cpus);
 
 enum tp_tstate { TP_T_IDLE, TP_T_STARTED, TP_T_STOPPED };
 
@@ -97,10 +124,16 @@ static struct {
 	struct dentry *dir;		/* debugfs tapir-NAME, or */
 	struct proc_dir_entry *pdir;	/* procfs tapir-NAME */
 	char dirname[64];
-	struct tp_ring **rings;		/* [nr_cpu_ids], NULL: no buffer */
-	size_t bufsize;			/* bytes per CPU (a power of 2) */
-	size_t wake_bytes;
+	struct rchan *chan;
+	size_t bufsize;			/* bytes per CPU */
+	size_t subbuf_size;		/* a power of 2, at least a page */
+	size_t n_subbufs;
 	unsigned int bufsize_mb;
+	unsigned long flush_jiffies;
+	int hp_state;			/* our CPU hotplug state, or < 0 */
+	struct mutex files_mutex;	/* traceN creation, CONSUMED */
+	bool hello_sent;		/* CPU_ONLINE may go out (files_mutex) */
+	bool files_failed;		/* a traceN file failed at load */
 
 	atomic64_t seq;
 	atomic64_t frames, bytes, lost_writes, lost_bytes, lost_messages;
@@ -115,11 +148,6 @@ static struct {
 	struct mutex read_mutex;
 	wait_queue_head_t ctl_wait;
 	struct irq_work ctl_work;
-
-	/* output */
-	wait_queue_head_t data_wait;
-	struct irq_work data_work;
-	struct mutex ring_mutex;	/* one reader at a time */
 
 	struct mutex lock;		/* START, STOP, state */
 	enum tp_tstate state;
@@ -240,33 +268,95 @@ static void tp_lost(size_t len)
 	atomic64_add(len, &tp.lost_bytes);
 }
 
-static void tp_ring_put(struct tp_ring *r, const void *p, size_t len)
+static struct rchan_buf *tp_buf(unsigned int cpu)
 {
-	unsigned long head = r->head;
-
-	while (len) {
-		size_t off = head & r->mask;
-		size_t n = min_t(size_t, len, r->mask + 1 - off);
-
-		memcpy(r->data + off, p, n);
-		p = (const char *)p + n;
-		head += n;
-		len -= n;
-	}
-	smp_store_release(&r->head, head);
+	return tp.chan ? *per_cpu_ptr(tp.chan->buf, cpu) : NULL;
 }
+
+/*
+ * relay's subbuf_start(): relay moved @buf from @prev_subbuf (NULL when
+ * the buffer is new) to @subbuf. Complete the previous sub-buffer (the
+ * loader may read it from now on), then start the new one unless all are
+ * full (0: writes are dropped until the loader frees one; relay calls
+ * again at the next write, with the same @prev_subbuf). Called with this
+ * buffer's writer excluded (irqs off on its CPU, or the CPU offline).
+ */
+static int tp_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			   void *prev_subbuf
+#ifdef HAVE_RELAY_SUBBUF_START_PADDING
+			   , size_t prev_padding
+#endif
+			   )
+{
+	struct tp_proto_subbuf *h = prev_subbuf;
+
+	if (h) {
+		if (READ_ONCE(h->done) != h->id)
+			smp_store_release(&h->done, h->id);
+	} else {
+		size_t i;
+
+		/* a new buffer: no slot holds a sub-buffer yet */
+		for (i = 0; i < buf->chan->n_subbufs; i++)
+			memset((char *)buf->start + i * buf->chan->subbuf_size,
+			       0, TP_HDR);
+	}
+	if (relay_buf_full(buf))
+		return 0;
+	h = subbuf;
+	WRITE_ONCE(h->done, 0);
+	h->len = TP_HDR;
+	h->magic = TP_PROTO_SUBBUF_MAGIC;
+	h->reserved = 0;
+	smp_wmb();	/* done is 0 before id says which sub-buffer this is */
+	WRITE_ONCE(h->id, (u64)buf->subbufs_produced + 1);
+	subbuf_start_reserve(buf, TP_HDR);
+	return 1;
+}
+
+/*
+ * The channel has no file name (a buffer-only channel): its files are
+ * ours (tp_trace_create()), on debugfs or procfs alike. relay still calls
+ * this for each buffer, to learn is_global, and until 6.10 takes a NULL
+ * answer for a failure; it keeps nothing of it. So the answer is a token
+ * that nobody dereferences.
+ */
+static char tp_no_file;
+
+static struct dentry *tp_create_buf_file(const char *filename,
+					 struct dentry *parent, umode_t mode,
+					 struct rchan_buf *buf, int *is_global)
+{
+	return filename ? NULL : (struct dentry *)&tp_no_file;
+}
+
+static int tp_remove_buf_file(struct dentry *dentry)
+{
+	return 0;
+}
+
+#ifdef HAVE_RELAY_OPEN_CONST
+static const struct rchan_callbacks tp_relay_cb = {
+#else
+static struct rchan_callbacks tp_relay_cb = {
+#endif
+	.subbuf_start = tp_subbuf_start,
+	.create_buf_file = tp_create_buf_file,
+	.remove_buf_file = tp_remove_buf_file,
+};
 
 int tp_transport_write(const char *buf, size_t len)
 {
 	struct tp_proto_frame f = { .len = len, .magic = TP_PROTO_FRAME_MAGIC };
 	size_t total = sizeof(f) + len;
-	struct tp_ring *r;
+	struct rchan_buf *rb;
+	struct tp_cpu *tc;
 	unsigned long flags;
 	int rc = -ENOSPC;
 
 	if (!len)
 		return 0;
-	if (unlikely(!READ_ONCE(tp.ready) || len > U32_MAX)) {
+	if (unlikely(!READ_ONCE(tp.ready) || total > tp.subbuf_size - TP_HDR)) {
 		tp_lost(len);
 		return -ENOSPC;
 	}
@@ -278,19 +368,23 @@ int tp_transport_write(const char *buf, size_t len)
 	 * and its output must go out like any other probe's.
 	 */
 	local_irq_save(flags);
-	r = tp.rings[smp_processor_id()];
-	if (r && cmpxchg_local(&r->writing, 0, 1) == 0) {
-		unsigned long used = r->head - smp_load_acquire(&r->tail);
+	tc = this_cpu_ptr(&tp_cpus);
+	rb = tp_buf(smp_processor_id());
+	if (rb && cmpxchg_local(&tc->busy, 0, 1) == 0) {
+		/* (relay_reserve(), with the buffer in hand: a full buffer's
+		 * offset is subbuf_size + 1, so every write retries) */
+		if (rb->offset + total <= tp.subbuf_size ||
+		    relay_switch_subbuf(rb, total)) {
+			char *p = (char *)rb->data + rb->offset;
 
-		if (tp.bufsize - used >= total) {
+			rb->offset += total;
 			f.seq = atomic64_inc_return(&tp.seq);
-			tp_ring_put(r, &f, sizeof(f));
-			tp_ring_put(r, buf, len);
+			memcpy(p, &f, sizeof(f));
+			memcpy(p + sizeof(f), buf, len);
+			((struct tp_proto_subbuf *)rb->data)->len = rb->offset;
 			rc = 0;
-			if (used < tp.wake_bytes && used + total >= tp.wake_bytes)
-				irq_work_queue(&tp.data_work);
 		}
-		WRITE_ONCE(r->writing, 0);
+		WRITE_ONCE(tc->busy, 0);
 	}
 	local_irq_restore(flags);
 	if (rc) {
@@ -300,6 +394,84 @@ int tp_transport_write(const char *buf, size_t len)
 		atomic64_add(len, &tp.bytes);
 	}
 	return rc;
+}
+
+/*
+ * Complete @cpu's partly filled sub-buffer. Runs on @cpu in process
+ * context (so that no writer of that buffer runs meanwhile: irqs are off
+ * and an NMI finds it busy), or for a CPU that is offline.
+ */
+static void tp_flush_cpu(unsigned int cpu)
+{
+	struct tp_cpu *tc = per_cpu_ptr(&tp_cpus, cpu);
+	struct rchan_buf *rb = tp_buf(cpu);
+	unsigned long flags;
+
+	if (!rb)
+		return;
+	local_irq_save(flags);
+	if ((raw_smp_processor_id() == cpu || !cpu_online(cpu)) &&
+	    cmpxchg_local(&tc->busy, 0, 1) == 0) {
+		if (rb->offset > TP_HDR && rb->offset <= tp.subbuf_size) {
+			relay_switch_subbuf(rb, 0);
+			tc->flushes++;
+		}
+		WRITE_ONCE(tc->busy, 0);
+	}
+	local_irq_restore(flags);
+}
+
+static void tp_flush_work(struct work_struct *w)
+{
+	struct tp_cpu *tc = container_of(to_delayed_work(w), struct tp_cpu,
+					 flush);
+
+	tp_flush_cpu(tc->cpu);
+	if (READ_ONCE(tc->flushing))
+		queue_delayed_work_on(tc->cpu, system_wq, &tc->flush,
+				      tp.flush_jiffies);
+}
+
+static long tp_flush_fn(void *arg)
+{
+	tp_flush_cpu((unsigned long)arg);
+	return 0;
+}
+
+/* Complete every CPU's partly filled sub-buffer (process context). */
+static void tp_flush_all(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (!tp_buf(cpu))
+			continue;
+		if (cpu_online(cpu))
+			work_on_cpu(cpu, tp_flush_fn, (void *)(unsigned long)cpu);
+		else
+			tp_flush_cpu(cpu);
+	}
+	cpus_read_unlock();
+}
+
+u64 tp_transport_flushes(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(&tp_cpus, cpu)->flushes);
+}
+
+u64 tp_transport_consumed(unsigned int cpu)
+{
+	struct rchan_buf *rb = tp_buf(cpu);
+
+	return rb ? READ_ONCE(rb->subbufs_consumed) : 0;
+}
+
+u64 tp_transport_produced(unsigned int cpu)
+{
+	struct rchan_buf *rb = tp_buf(cpu);
+
+	return rb ? READ_ONCE(rb->subbufs_produced) : 0;
 }
 
 void tp_transport_stderr(const char *text, size_t len)
@@ -328,6 +500,7 @@ long tp_transport_target_pid(void)
 	return READ_ONCE(tp.target_pid);
 }
 
+
 /* ---- Session commands (process context) ---- */
 
 static void tp_stop_locked(void)
@@ -338,6 +511,9 @@ static void tp_stop_locked(void)
 		return;
 	tp_session_stop();
 	tp.state = TP_T_STOPPED;
+	/* the end probes' output too: every byte is in a completed
+	 * sub-buffer before DONE */
+	tp_flush_all();
 	d.frames = atomic64_read(&tp.frames);
 	d.bytes = atomic64_read(&tp.bytes);
 	d.lost_writes = atomic64_read(&tp.lost_writes);
@@ -373,6 +549,28 @@ static void tp_cmd_stop(void)
 	mutex_lock(&tp.lock);
 	tp_stop_locked();
 	mutex_unlock(&tp.lock);
+}
+
+/* The loader has read @c->cpu's sub-buffers below @c->subbufs: their room
+ * may be written again. */
+static int tp_cmd_consumed(const struct tp_proto_consumed *c)
+{
+	struct rchan_buf *rb;
+	size_t done;
+	int rc = 0;
+
+	if (c->cpu >= nr_cpu_ids || !cpu_possible(c->cpu))
+		return -EINVAL;
+	mutex_lock(&tp.files_mutex);
+	rb = tp_buf(c->cpu);
+	done = rb ? rb->subbufs_consumed : 0;
+	if (!rb || c->subbufs < done ||
+	    c->subbufs > READ_ONCE(rb->subbufs_produced))
+		rc = -EINVAL;
+	else if (c->subbufs > done)
+		relay_subbufs_consumed(tp.chan, c->cpu, c->subbufs - done);
+	mutex_unlock(&tp.files_mutex);
+	return rc;
 }
 
 /* ---- The control file ---- */
@@ -439,6 +637,7 @@ static ssize_t tp_ctl_write(struct file *file, const char __user *ubuf,
 {
 	struct tp_proto_msg h;
 	struct tp_proto_start s = { 0 };
+	struct tp_proto_consumed c = { 0 };
 	int rc;
 
 	if (count < sizeof(h) || count > TP_PROTO_MSG_MAX)
@@ -463,6 +662,13 @@ static ssize_t tp_ctl_write(struct file *file, const char __user *ubuf,
 	case TP_PROTO_STOP:
 		tp_cmd_stop();
 		rc = 0;
+		break;
+	case TP_PROTO_CONSUMED:
+		if (h.len < sizeof(c))
+			return -EINVAL;
+		if (copy_from_user(&c, ubuf + sizeof(h), sizeof(c)))
+			return -EFAULT;
+		rc = tp_cmd_consumed(&c);
 		break;
 	default:
 		rc = -EINVAL;
@@ -496,110 +702,120 @@ static const struct proc_ops tp_ctl_proc_ops = {
 	.proc_lseek = noop_llseek,
 };
 
-/* ---- The files ---- */
 
-static void tp_data_wakeup(struct irq_work *w)
-{
-	wake_up_interruptible(&tp.data_wait);
-}
+/* ---- The traceN files: mmap() and poll() of a relay buffer ---- */
 
+/* As relay_file_open(), which takes the buffer from i_private alone. */
 static int tp_trace_open(struct inode *inode, struct file *file)
 {
-	file->private_data = tp.pdir ?
+	struct rchan_buf *rb = tp.pdir ?
 #ifdef HAVE_PDE_DATA
 		pde_data(inode)
 #else
 		PDE_DATA(inode)
 #endif
 		: inode->i_private;
-	return stream_open(inode, file);
+
+	kref_get(&rb->kref);
+	file->private_data = rb;
+	return nonseekable_open(inode, file);
 }
 
-/* Whatever is there, at once: 0 when nothing is (never blocks). */
-static ssize_t tp_trace_read(struct file *file, char __user *ubuf,
-			     size_t count, loff_t *ppos)
+static int tp_trace_release(struct inode *inode, struct file *file)
 {
-	struct tp_ring *r = file->private_data;
-	unsigned long head, tail;
-	size_t n, done = 0;
-
-	if (mutex_lock_interruptible(&tp.ring_mutex))
-		return -ERESTARTSYS;
-	head = smp_load_acquire(&r->head);
-	tail = r->tail;
-	n = min_t(size_t, count, head - tail);
-	while (done < n) {
-		size_t off = (tail + done) & r->mask;
-		size_t k = min_t(size_t, n - done, r->mask + 1 - off);
-
-		if (copy_to_user(ubuf + done, r->data + off, k))
-			break;
-		done += k;
-	}
-	/* the writer may reuse the space once tail moves past it */
-	smp_store_release(&r->tail, tail + done);
-	mutex_unlock(&tp.ring_mutex);
-	return done || !n ? (ssize_t)done : -EFAULT;
+	return relay_file_operations.release(inode, file);
 }
 
-/*
- * Readable only when much waits (the writer wakes the loader as it
- * crosses wake_bytes): a loader polling for every byte would spin beside
- * a busy writer, taking the CPU from the workload being traced. Less
- * waits for the loader's periodic read.
- */
+static int tp_trace_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(file, vma);
+}
+
 static __poll_t tp_trace_poll(struct file *file, poll_table *wait)
 {
-	struct tp_ring *r = file->private_data;
-
-	poll_wait(file, &tp.data_wait, wait);
-	return smp_load_acquire(&r->head) - READ_ONCE(r->tail) >= tp.wake_bytes ?
-	       EPOLLIN | EPOLLRDNORM : 0;
+	return relay_file_operations.poll(file, wait);
 }
 
 static const struct file_operations tp_trace_fops = {
 	.owner = THIS_MODULE,
 	.open = tp_trace_open,
-	.read = tp_trace_read,
+	.release = tp_trace_release,
+	.mmap = tp_trace_mmap,
 	.poll = tp_trace_poll,
 	.llseek = noop_llseek,
 };
 
+/* (a mapping left after procfs removed the file would outlive the
+ * buffer: the loader unmaps before it removes the module) */
 static const struct proc_ops tp_trace_proc_ops = {
 	.proc_open = tp_trace_open,
-	.proc_read = tp_trace_read,
+	.proc_release = tp_trace_release,
+	.proc_mmap = tp_trace_mmap,
 	.proc_poll = tp_trace_poll,
 	.proc_lseek = noop_llseek,
 };
+
+/* traceCPU for @cpu's buffer, if it has one and no file yet (files_mutex,
+ * process context). 1: created, 0: nothing to do, -errno. */
+static int tp_trace_create(unsigned int cpu)
+{
+	struct tp_cpu *tc = per_cpu_ptr(&tp_cpus, cpu);
+	struct rchan_buf *rb = tp_buf(cpu);
+	char name[32];
+
+	if (!rb || tc->file || tc->pfile)
+		return 0;
+	snprintf(name, sizeof(name), TP_PROTO_TRACE "%u", cpu);
+	if (tp.dir) {
+		/* (not the full proxy of debugfs_create_file(), which has no
+		 * mmap; the buffer is pinned by the open file instead) */
+		struct dentry *d = debugfs_create_file_unsafe(name, 0400, tp.dir,
+							      rb, &tp_trace_fops);
+
+		if (IS_ERR_OR_NULL(d))
+			return -ENOMEM;
+		tc->file = d;
+	} else {
+		tc->pfile = proc_create_data(name, 0400, tp.pdir,
+					     &tp_trace_proc_ops, rb);
+		if (!tc->pfile)
+			return -ENOMEM;
+	}
+	return 1;
+}
 
 static bool tp_debugfs_usable(void)
 {
 	if (_tapir_procfs || !debugfs_initialized())
 		return false;
 #ifdef HAVE_SECURITY_LOCKED_DOWN
-	/* Lockdown refuses to open writable debugfs files (ctl). */
+	/* Lockdown refuses to open writable or mmap'able debugfs files. */
 	if (security_locked_down(LOCKDOWN_DEBUGFS))
 		return false;
 #endif
 	return true;
 }
 
+/* Everything under tapir-NAME, and the directory. */
 static void tp_files_remove(void)
 {
+	unsigned int cpu;
+
 	if (tp.dir)
 		debugfs_remove(tp.dir);	/* recursive */
 	if (tp.pdir)
-		proc_remove(tp.pdir);
+		proc_remove(tp.pdir);	/* recursive */
 	tp.dir = NULL;
 	tp.pdir = NULL;
+	for_each_possible_cpu(cpu) {
+		per_cpu_ptr(&tp_cpus, cpu)->file = NULL;
+		per_cpu_ptr(&tp_cpus, cpu)->pfile = NULL;
+	}
 }
 
-/* The directory, ctl and traceN for each CPU with a buffer. */
-static int tp_files_create(bool debugfs)
+/* The directory and ctl; the traceN files come with the CPUs. */
+static int tp_dir_create(bool debugfs)
 {
-	char name[32];
-	unsigned int cpu;
-
 	if (debugfs) {
 		struct dentry *d;
 
@@ -620,83 +836,61 @@ static int tp_files_create(bool debugfs)
 				      &tp_ctl_proc_ops, NULL))
 			goto fail;
 	}
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (!tp.rings[cpu])
-			continue;
-		snprintf(name, sizeof(name), TP_PROTO_TRACE "%u", cpu);
-		if (debugfs) {
-			struct dentry *d = debugfs_create_file(name, 0400, tp.dir,
-						tp.rings[cpu], &tp_trace_fops);
-
-			if (IS_ERR_OR_NULL(d))
-				goto fail;
-		} else if (!proc_create_data(name, 0400, tp.pdir,
-					     &tp_trace_proc_ops, tp.rings[cpu])) {
-			goto fail;
-		}
-	}
 	return 0;
 fail:
 	tp_files_remove();
 	return -ENOMEM;
 }
 
-static void tp_rings_free(void)
-{
-	unsigned int cpu;
+/* ---- CPU hotplug (the callbacks run on that CPU, process context) ---- */
 
-	if (!tp.rings)
-		return;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (tp.rings[cpu]) {
-			vfree(tp.rings[cpu]->data);
-			kfree(tp.rings[cpu]);
-		}
+static int tp_cpu_online(unsigned int cpu)
+{
+	struct tp_cpu *tc = per_cpu_ptr(&tp_cpus, cpu);
+	int rc;
+
+	mutex_lock(&tp.files_mutex);
+	rc = tp_trace_create(cpu);
+	if (rc == 1 && tp.hello_sent) {
+		struct tp_proto_cpu m = { .cpu = cpu };
+
+		tp_q_put(TP_PROTO_CPU_ONLINE, &m, sizeof(m), NULL, 0, true);
 	}
-	kfree(tp.rings);
-	tp.rings = NULL;
+	if (rc < 0) {
+		/* Its writes fill the buffer and are counted as lost. */
+		pr_warn("%s: no output file for cpu %u (%d)\n",
+			THIS_MODULE->name, cpu, rc);
+		if (!tp.hello_sent)
+			tp.files_failed = true;
+	}
+	mutex_unlock(&tp.files_mutex);
+	WRITE_ONCE(tc->flushing, true);
+	queue_delayed_work_on(cpu, system_wq, &tc->flush, tp.flush_jiffies);
+	return 0;
 }
 
-/* A buffer for each online CPU. CPUs that come online later have none:
- * their writes are counted as lost. */
-static int tp_rings_alloc(void)
+/* The CPU goes away: what it wrote goes out now. */
+static int tp_cpu_offline(unsigned int cpu)
 {
-	unsigned int cpu;
-	int rc = 0;
+	struct tp_cpu *tc = per_cpu_ptr(&tp_cpus, cpu);
 
-	tp.rings = kcalloc(nr_cpu_ids, sizeof(*tp.rings), GFP_KERNEL);
-	if (!tp.rings)
-		return -ENOMEM;
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct tp_ring *r = kzalloc(sizeof(*r), GFP_KERNEL);
-
-		if (r)
-			r->data = vmalloc(tp.bufsize);
-		if (!r || !r->data) {
-			kfree(r);
-			rc = -ENOMEM;
-			break;
-		}
-		r->mask = tp.bufsize - 1;
-		tp.rings[cpu] = r;
-	}
-	cpus_read_unlock();
-	if (rc)
-		tp_rings_free();
-	return rc;
+	WRITE_ONCE(tc->flushing, false);
+	cancel_delayed_work_sync(&tc->flush);
+	tp_flush_cpu(cpu);
+	return 0;
 }
 
 /* ---- Sizes ---- */
 
 /* -b MB (or the test's KB), else stap's default: 16 MB, at most a quarter
- * of free memory over the CPUs; rounded down to a power of 2. */
+ * of free memory over the CPUs; rounded down to a power of 2, cut in 8 to
+ * 64 sub-buffers of at most 1 MB where that is enough. */
 static void tp_sizes(void)
 {
 	size_t size;
 
 	if (_tapir_bufsize_kb) {
-		size = (size_t)max(_tapir_bufsize_kb, 4u) * 1024;
+		size = (size_t)_tapir_bufsize_kb * 1024;
 		tp.bufsize_mb = 0;
 	} else {
 		unsigned int mb = _tapir_bufsize ? min_t(unsigned int,
@@ -716,8 +910,12 @@ static void tp_sizes(void)
 		tp.bufsize_mb = mb;
 		size = (size_t)mb << 20;
 	}
+	size = max_t(size_t, size, max_t(size_t, TP_MIN_BUFSIZE, 8 * PAGE_SIZE));
 	tp.bufsize = rounddown_pow_of_two(size);
-	tp.wake_bytes = min_t(size_t, TP_WAKE_BYTES, tp.bufsize / 4);
+	tp.n_subbufs = clamp_t(size_t, tp.bufsize >> 20, 8, 64);
+	tp.subbuf_size = tp.bufsize / tp.n_subbufs;
+	tp.flush_jiffies = max_t(unsigned long, 1,
+				 msecs_to_jiffies(clamp(_tapir_flush_ms, 1u, 10000u)));
 }
 
 /* ---- Life ---- */
@@ -728,46 +926,84 @@ int tp_transport_init(const char *module_name)
 		.magic = TP_PROTO_MAGIC,
 		.version = TP_PROTO_VERSION,
 	};
+	unsigned int cpu;
 	int rc = -ENOMEM;
 
 	memset(&tp, 0, sizeof(tp));
+	tp.hp_state = -1;
 	raw_spin_lock_init(&tp.q_lock);
 	mutex_init(&tp.read_mutex);
-	mutex_init(&tp.ring_mutex);
+	mutex_init(&tp.files_mutex);
 	mutex_init(&tp.lock);
 	init_waitqueue_head(&tp.ctl_wait);
-	init_waitqueue_head(&tp.data_wait);
 	init_irq_work(&tp.ctl_work, tp_ctl_wakeup);
-	init_irq_work(&tp.data_work, tp_data_wakeup);
 	snprintf(tp.dirname, sizeof(tp.dirname), "tapir-%s", module_name);
+	for_each_possible_cpu(cpu) {
+		struct tp_cpu *tc = per_cpu_ptr(&tp_cpus, cpu);
+
+		memset(tc, 0, sizeof(*tc));
+		tc->cpu = cpu;
+		INIT_DELAYED_WORK(&tc->flush, tp_flush_work);
+	}
 
 	tp.q = vzalloc(TP_QUEUE_SIZE);
 	tp.bounce = vmalloc(TP_BOUNCE_SIZE);
 	if (!tp.q || !tp.bounce)
 		goto fail;
 	tp_sizes();
-	rc = tp_rings_alloc();
-	if (rc)
-		goto fail;
 	rc = -ENOENT;
 	if (tp_debugfs_usable())
-		rc = tp_files_create(true);
+		rc = tp_dir_create(true);
 	if (rc)
-		rc = tp_files_create(false);
+		rc = tp_dir_create(false);
 	if (rc) {
 		pr_err("%s: cannot create the transport files %s in debugfs or procfs\n",
 		       THIS_MODULE->name, tp.dirname);
-		tp_rings_free();
 		goto fail;
+	}
+	tp.chan = relay_open(NULL, NULL, tp.subbuf_size, tp.n_subbufs,
+			     &tp_relay_cb, NULL);
+	if (!tp.chan) {
+		pr_err("%s: cannot open a relay channel of %zu x %zu bytes per CPU\n",
+		       THIS_MODULE->name, tp.n_subbufs, tp.subbuf_size);
+		rc = -ENOMEM;
+		goto fail_files;
+	}
+	/* traceN and the flush work of every online CPU, and of those that
+	 * come later */
+	rc = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "tapir/transport:online",
+			       tp_cpu_online, tp_cpu_offline);
+	if (rc < 0)
+		goto fail_chan;
+	tp.hp_state = rc;
+	if (tp.files_failed) {
+		rc = -ENOMEM;
+		goto fail_hp;
 	}
 
 	hello.flags = tp.dir ? TP_PROTO_HELLO_DEBUGFS : 0;
 	hello.ncpus = nr_cpu_ids;
 	hello.bufsize = tp.bufsize;
 	hello.bufsize_mb = tp.bufsize_mb;
+	hello.flush_ms = jiffies_to_msecs(tp.flush_jiffies);
+	hello.subbuf_size = tp.subbuf_size;
+	hello.n_subbufs = tp.n_subbufs;
+	mutex_lock(&tp.files_mutex);
 	tp_q_put(TP_PROTO_HELLO, &hello, sizeof(hello), NULL, 0, true);
+	tp.hello_sent = true;
+	mutex_unlock(&tp.files_mutex);
 	WRITE_ONCE(tp.ready, true);
 	return 0;
+
+fail_hp:
+	cpuhp_remove_state(tp.hp_state);
+fail_chan:
+	tp_files_remove();
+	relay_close(tp.chan);
+	tp.chan = NULL;
+	goto fail;
+fail_files:
+	tp_files_remove();
 fail:
 	vfree(tp.q);
 	vfree(tp.bounce);
@@ -786,10 +1022,12 @@ void tp_transport_exit(void)
 	 * up the removal below: let it go. */
 	WRITE_ONCE(tp.closing, true);
 	wake_up_interruptible(&tp.ctl_wait);
+	cpuhp_remove_state(tp.hp_state);	/* the flush works stop */
 	tp_files_remove();	/* waits for readers in the file ops */
 	irq_work_sync(&tp.ctl_work);
-	irq_work_sync(&tp.data_work);
-	tp_rings_free();
+	/* the buffers stay while a file is open or mapped */
+	relay_close(tp.chan);
+	tp.chan = NULL;
 	vfree(tp.q);
 	vfree(tp.bounce);
 	tp.q = tp.bounce = NULL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * transport.h - between the runtime core (contexts, probes, session) and
- * the transport (per-CPU relay channels for the script's output, the
- * control channel to the loader). The wire format the loader sees is in
+ * the transport (a relay channel with a buffer per CPU for the script's
+ * output, the control channel to the loader). The wire format the loader sees is in
  * transport-proto.h, shared with runtime/loader/tapir-run.c.
  *
  * Lifecycle, as the loader drives it:
@@ -17,9 +17,10 @@
  *        deferred with irq_work), the loader sends STOP
  *     -> tp_session_stop() (process context): unregisters the probes,
  *        waits for running handlers, runs the end probes, reports
- *        "WARNING: Number of errors: ..." and flushes; the transport then
- *        tells the loader it is done, the loader drains the relay files
- *        and removes the module.
+ *        "WARNING: Number of errors: ..."; the transport completes every
+ *        CPU's last sub-buffer (on that CPU) and tells the loader it is
+ *        done, the loader reads the rest of the buffers and removes the
+ *        module.
  */
 #ifndef TAPIR_RUNTIME_TRANSPORT_H
 #define TAPIR_RUNTIME_TRANSPORT_H
@@ -44,6 +45,12 @@ void tp_transport_stderr(const char *text, size_t len);
 void tp_transport_request_exit(void);
 /* The pid the loader was given (-x) or started (-c); 0 if none. */
 long tp_transport_target_pid(void);
+/* For tests (testsuite/transport/ttest.c): how many of @cpu's
+ * sub-buffers a flush completed, relay made (completed) and the loader
+ * read. */
+u64 tp_transport_flushes(unsigned int cpu);
+u64 tp_transport_produced(unsigned int cpu);
+u64 tp_transport_consumed(unsigned int cpu);
 
 /* Implemented by the runtime core (runtime/session.c), called by the
  * transport in the loader's process context. */

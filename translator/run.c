@@ -160,6 +160,12 @@ static const char **loader_argv(const struct run_opts *o, const char *loader,
 		argv[i++] = "-o";
 		argv[i++] = o->output;
 	}
+	if (o->bulk)
+		argv[i++] = "-B";
+	if (o->fsize) {
+		argv[i++] = "-S";
+		argv[i++] = o->fsize;
+	}
 	if (o->bufsize) {
 		argv[i++] = "-b";
 		argv[i++] = o->bufsize;

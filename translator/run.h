@@ -17,6 +17,8 @@ struct run_opts {
 	/* pass 4 */
 	const char *module_name;	/* -m NAME */
 	bool keep;			/* -k */
+	bool bulk;			/* -b: the loader's -B */
+	const char *fsize;		/* -S MB[,N]: the loader's -S */
 	const char **defines;		/* -D NAME[=VAL], NULL-terminated */
 	const char **make_vars;		/* -B NAME=VAL */
 	bool disable_cache;		/* --disable-cache */

@@ -129,7 +129,13 @@ static void usage(FILE *out)
 	      "  -x PID         target() is PID; the script ends when it exits\n"
 	      "  -T SECS        end the script after SECS seconds\n"
 	      "  -o FILE        write the script's output to FILE\n"
+	      "  -b             bulk: each CPU's output to a file of its own, FILE_CPU\n"
+	      "                 (-o FILE) or stpd_cpuCPU\n"
+	      "  -S MB[,N]      with -o: FILE.0, FILE.1, ... of at most MB megabytes,\n"
+	      "                 the last N kept\n"
 	      "  -s MB          output buffer size in megabytes\n"
+	      "  -t             per-probe hits and cycles at the end (stap -t), and\n"
+	      "                 why probes were skipped (-D STP_TIMING)\n"
 	      "  -G VAR=VAL     set global VAR to VAL when the module loads\n"
 	      "  -D NAME[=VAL]  define a C macro for the module (MAXACTION=...)\n"
 	      "  -B NAME=VAL    pass NAME=VAL to kbuild's make\n"
@@ -186,7 +192,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:G:D:B:m:k", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:k", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -252,6 +258,15 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			ro.bufsize = optarg;
+			break;
+		case 't':
+			strlist_add(&defines, "STP_TIMING");
+			break;
+		case 'b':
+			ro.bulk = true;
+			break;
+		case 'S':
+			ro.fsize = optarg;
 			break;
 		case 'G':
 			if (!strchr(optarg, '=')) {

@@ -4,22 +4,30 @@
  * unload it: Tapir's staprun. Plain C and libc, linked statically so that
  * it can be copied into any guest.
  *
- *   tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]
- *             MODULE.ko [VAR=VAL...]
+ *   tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]
+ *             [-b MB] [-v] MODULE.ko [VAR=VAL...]
  *
  * The steps (the protocol is runtime/transport-proto.h):
  *   1. finit_module(MODULE.ko, "VAR=VAL ... [_tapir_bufsize=MB]")
  *   2. open tapir-NAME/ctl (debugfs, else procfs) and read HELLO: magic,
- *      version, how many traceN files; open them
+ *      version, how many traceN files, the sub-buffers; open and mmap
+ *      them (each CPU's relay buffer)
  *   3. with -c: fork the command, held on a pipe until the start succeeded
  *   4. START (target pid) -> STARTED; release the command
- *   5. loop: read traceN files (poll, and every 100 ms: the module wakes
- *      the loader only when much output waits), print frames in sequence
- *      order;
- *      print STDERR texts as they come; REQUEST_EXIT, SIGINT, SIGTERM,
+ *   5. loop: take the completed sub-buffers of every CPU (poll says when
+ *      one completes; the module completes partly filled ones every few
+ *      ms), tell the module with CONSUMED, print their frames in sequence
+ *      order; print STDERR texts as they come; open the file of a CPU
+ *      that comes online (CPU_ONLINE); REQUEST_EXIT, SIGINT, SIGTERM,
  *      -T's deadline or the command's exit -> STOP
- *   6. DONE: read every file to the end, report lost output, close,
- *      delete_module.
+ *   6. DONE: take what is left in the buffers, report lost output, unmap,
+ *      close, delete_module.
+ * With -B (bulk, stap -b) each CPU's output goes to a file of its own,
+ * FILE_CPU (-o FILE) or stpd_cpuCPU, in the order written on that CPU:
+ * plain text, without the sequence numbers that order it across CPUs.
+ * With -S MB[,N] (staprun's) the output goes to FILE.0, FILE.1, ...: the
+ * next file when the next frame would take this one past MB megabytes,
+ * and only the last N files are kept.
  * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
  * a command that failed, or any failure here (as staprun).
  */
@@ -37,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -48,23 +57,29 @@
 
 #include "../transport-proto.h"
 
-#define POLL_MS		100	/* the module wakes us only for much output */
+#define POLL_MS		100	/* for -T and the gaps; poll() wakes us for
+				 * every completed sub-buffer */
 #define STALL_SECS	1.0	/* how long a sequence gap may last */
 #define OUTBUF_SIZE	(256 * 1024)
-#define READ_CHUNK	(256 * 1024)
 
 struct cpubuf {
 	int cpu;
 	int fd;
-	char *buf;
+	const char *map;	/* the CPU's relay buffer, read only */
+	uint64_t next;		/* the next sub-buffer to take */
+	char *buf;		/* the frames taken, not printed yet */
 	size_t len, off, cap;
 	uint64_t base;		/* stream offset of buf[0] */
 	bool bad;		/* framing broken: ignore the rest */
+	int bulk_fd;		/* -B: this CPU's output file */
 };
 
 static struct {
 	/* options */
 	const char *output, *cmd, *ko;
+	bool bulk;
+	uint64_t fsize_max;	/* -S: bytes per output file, 0: no limit */
+	unsigned int fnum_max;	/* -S's N: files kept, 0: all */
 	long xpid;
 	double timeout;
 	unsigned int bufsize_mb;
@@ -78,12 +93,16 @@ static struct {
 	int ctl;
 	char dir[PATH_MAX];
 	struct tp_proto_hello hello;
-	struct cpubuf *cpus;
+	struct cpubuf *cpus;	/* hello.ncpus of room, ncpus used */
 	int ncpus;
+	bool cpus_added;	/* poll()'s list must be made again */
+	size_t map_size;	/* n_subbufs * subbuf_size */
 	int out;
 	char *obuf;
 	size_t olen;
 	bool out_failed;
+	uint64_t fsize;		/* -S: bytes in the current file */
+	unsigned int fnum;	/* -S: the current file's number */
 	int out_cpu;		/* the CPU of the frame being printed */
 	uint64_t next_seq;
 	double stall_since;	/* 0: no gap being waited for */
@@ -127,10 +146,14 @@ static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fputs("usage: tapir-run [-o FILE] [-c CMD] [-x PID] [-T SECS] [-b MB] [-v]\n"
-	      "                 MODULE.ko [VAR=VAL...]\n"
+	fputs("usage: tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]\n"
+	      "                 [-b MB] [-v] MODULE.ko [VAR=VAL...]\n"
 	      "Load a module built by tapir, run it and print its output.\n\n"
 	      "  -o FILE   write the output to FILE instead of standard output\n"
+	      "  -S MB[,N] with -o: FILE.0, FILE.1, ... of at most MB megabytes each,\n"
+	      "            the last N of them kept\n"
+	      "  -B        bulk: each CPU's output to a file of its own, FILE_CPU\n"
+	      "            (stpd_cpuCPU without -o), in that CPU's order\n"
 	      "  -c CMD    run CMD once the probes are in; target() is its pid and\n"
 	      "            the run ends when it exits\n"
 	      "  -x PID    target() is PID\n"
@@ -181,18 +204,61 @@ static void out_flush(void)
 {
 	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0)
 		out_failed();
+	R.fsize += R.olen;
 	R.olen = 0;
+}
+
+/* -S: FILE.N */
+static int open_numbered(unsigned int n)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.%u", R.output, n);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		err("Couldn't open output file %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* -S: on to the next file, the oldest one beyond N removed. */
+static void out_rotate(void)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	out_flush();
+	if (R.out_failed)
+		return;
+	fd = open_numbered(R.fnum + 1);
+	if (fd < 0) {
+		R.out_failed = true;
+		return;
+	}
+	if (close(R.out) < 0)
+		out_failed();
+	R.out = fd;
+	R.fnum++;
+	R.fsize = 0;
+	if (R.fnum_max && R.fnum >= R.fnum_max) {
+		snprintf(path, sizeof(path), "%s.%u", R.output, R.fnum - R.fnum_max);
+		unlink(path);
+	}
 }
 
 static void out_put(const char *p, size_t n)
 {
 	if (R.out_failed)
 		return;
+	if (R.fsize_max && R.fsize + R.olen + n > R.fsize_max &&
+	    R.fsize + R.olen > 0)
+		out_rotate();
 	if (R.olen + n > OUTBUF_SIZE) {
 		out_flush();
 		if (n > OUTBUF_SIZE) {
 			if (!R.out_failed && write_all(R.out, p, n) < 0)
 				out_failed();
+			R.fsize += n;
 			return;
 		}
 	}
@@ -409,6 +475,60 @@ static ssize_t read_retry(int fd, void *buf, size_t n)
 	return r;
 }
 
+/* Open and map CPU @cpu's traceN (once). 1: done, 0: no such file, -1. */
+static int open_cpu(int cpu)
+{
+	char path[PATH_MAX + 32];
+	struct cpubuf *c;
+	void *map;
+	int i, fd;
+
+	for (i = 0; i < R.ncpus; i++)
+		if (R.cpus[i].cpu == cpu)
+			return 1;
+	if (cpu < 0 || cpu >= (int)R.hello.ncpus) {
+		err("Module %s names cpu %d, not below %u", R.name, cpu, R.hello.ncpus);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/" TP_PROTO_TRACE "%d", R.dir, cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;	/* CPU offline */
+		err("Couldn't open file for cpu %d: %s", cpu, strerror(errno));
+		return -1;
+	}
+	/* (populated now, before the start, rather than a page fault per
+	 * page during the first lap over the buffer) */
+	map = mmap(NULL, R.map_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED) {
+		err("Couldn't map the buffer of cpu %d (%zu bytes): %s", cpu,
+		    R.map_size, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	c = &R.cpus[R.ncpus++];
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	c->fd = fd;
+	c->map = map;
+	c->bulk_fd = -1;
+	if (R.bulk) {
+		if (R.output)
+			snprintf(path, sizeof(path), "%s_%d", R.output, cpu);
+		else
+			snprintf(path, sizeof(path), "stpd_cpu%d", cpu);
+		c->bulk_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (c->bulk_fd < 0) {
+			err("Couldn't open output file %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	R.cpus_added = true;
+	verbose("cpu %d: %s", cpu, path);
+	return 1;
+}
+
 static int open_channels(void)
 {
 	char path[PATH_MAX + 32];
@@ -458,30 +578,30 @@ static int open_channels(void)
 	verbose("module %s: %s in %s, %u CPUs, %llu bytes per CPU", R.name,
 		(R.hello.flags & TP_PROTO_HELLO_DEBUGFS) ? "debugfs" : "procfs",
 		R.dir, R.hello.ncpus, (unsigned long long)R.hello.bufsize);
+	verbose("%u sub-buffers of %llu bytes per CPU, completed every %u ms",
+		R.hello.n_subbufs, (unsigned long long)R.hello.subbuf_size,
+		R.hello.flush_ms);
 	if (R.hello.ncpus == 0 || R.hello.ncpus > 65536) {
 		err("Module %s reports %u CPUs", R.name, R.hello.ncpus);
 		return -1;
 	}
+	if (R.hello.n_subbufs < 2 || R.hello.n_subbufs > 65536 ||
+	    R.hello.subbuf_size <= sizeof(struct tp_proto_subbuf) ||
+	    R.hello.subbuf_size > ((uint64_t)1 << 32) ||
+	    (R.hello.subbuf_size & (R.hello.subbuf_size - 1))) {
+		err("Module %s reports %u sub-buffers of %llu bytes", R.name,
+		    R.hello.n_subbufs, (unsigned long long)R.hello.subbuf_size);
+		return -1;
+	}
+	R.map_size = (size_t)R.hello.n_subbufs * R.hello.subbuf_size;
 	R.cpus = calloc(R.hello.ncpus, sizeof(*R.cpus));
 	if (!R.cpus) {
 		err("Memory allocation failed.");
 		return -1;
 	}
-	for (i = 0; i < (int)R.hello.ncpus; i++) {
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/" TP_PROTO_TRACE "%d", R.dir, i);
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENOENT)
-				continue;	/* CPU offline */
-			err("Couldn't open file for cpu %d: %s", i, strerror(errno));
+	for (i = 0; i < (int)R.hello.ncpus; i++)
+		if (open_cpu(i) < 0)
 			return -1;
-		}
-		R.cpus[R.ncpus].cpu = i;
-		R.cpus[R.ncpus].fd = fd;
-		R.ncpus++;
-	}
 	if (!R.ncpus) {
 		err("Module %s has no output files in %s", R.name, R.dir);
 		return -1;
@@ -499,46 +619,67 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Read what CPU c's file has now (at most 8 chunks, so that a writer
- * faster than us cannot keep us from the other files and the control
- * channel). 1: got data, 0: none, -1: error. */
+static int send_msg(uint32_t type, const void *payload, uint32_t len);
+
+/*
+ * Take CPU c's completed sub-buffers (at most a buffer's worth, so that a
+ * writer faster than us cannot keep us from the other CPUs and the
+ * control channel), then tell the module it may reuse them. A sub-buffer
+ * is ours once its `done` says so: the one being written never is.
+ * 1: got data, 0: none, -1: error.
+ */
 static int read_cpu(struct cpubuf *c)
 {
-	int got = 0, chunks;
+	const uint64_t size = R.hello.subbuf_size;
+	const uint64_t start = c->next;
 
-	for (chunks = 0; chunks < 8; chunks++) {
-		ssize_t n;
+	while (!c->bad && c->next - start < R.hello.n_subbufs) {
+		const struct tp_proto_subbuf *h = (const void *)
+			(c->map + (c->next % R.hello.n_subbufs) * size);
+		size_t n;
 
+		if (__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) != c->next + 1)
+			break;
+		if (h->magic != TP_PROTO_SUBBUF_MAGIC || h->id != c->next + 1 ||
+		    h->len < sizeof(*h) || h->len > size) {
+			err("The output of cpu %d is corrupt at sub-buffer %llu; the rest of it is lost",
+			    c->cpu, (unsigned long long)c->next);
+			c->bad = true;
+			break;
+		}
+		n = h->len - sizeof(*h);
 		if (c->off && c->off == c->len) {
 			c->base += c->off;
 			c->off = c->len = 0;
 		}
-		if (c->cap - c->len < READ_CHUNK) {
+		if (c->cap - c->len < n) {
 			if (c->off) {
 				memmove(c->buf, c->buf + c->off, c->len - c->off);
 				c->base += c->off;
 				c->len -= c->off;
 				c->off = 0;
 			}
-			if (c->cap - c->len < READ_CHUNK) {
-				c->cap = c->len + 2 * READ_CHUNK;
+			if (c->cap - c->len < n) {
+				c->cap = c->len + n + size;
 				c->buf = xrealloc(c->buf, c->cap);
 			}
 		}
-		n = read_retry(c->fd, c->buf + c->len, c->cap - c->len);
-		if (n > 0) {
-			c->len += (size_t)n;
-			got = 1;
-			if ((size_t)n < READ_CHUNK)
-				return got;
-			continue;
-		}
-		if (n == 0 || errno == EAGAIN)
-			return got;
-		err("Couldn't read the output of cpu %d: %s", c->cpu, strerror(errno));
-		return -1;
+		memcpy(c->buf + c->len, (const char *)h + sizeof(*h), n);
+		c->len += n;
+		c->next++;
 	}
-	return got;
+	if (c->next != start) {
+		struct tp_proto_consumed m = { .cpu = (uint32_t)c->cpu,
+					       .subbufs = c->next };
+
+		if (send_msg(TP_PROTO_CONSUMED, &m, sizeof(m)) < 0) {
+			err("Couldn't tell the module what was read of cpu %d: %s",
+			    c->cpu, strerror(errno));
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
 }
 
 /* CPU c's first whole frame, or NULL. */
@@ -576,6 +717,28 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
 	return &f;
 }
 
+/* -B: each CPU's frames to its own file, as they come. */
+static void bulk_out(void)
+{
+	int i, out = R.out;
+
+	for (i = 0; i < R.ncpus; i++) {
+		struct cpubuf *c = &R.cpus[i];
+		const struct tp_proto_frame *f;
+		bool partial;
+
+		R.out = c->bulk_fd;
+		R.out_cpu = c->cpu;
+		while ((f = head(c, &partial))) {
+			out_put(c->buf + c->off + sizeof(*f), f->len);
+			R.delivered += f->len;
+			c->off += sizeof(*f) + f->len;
+		}
+		out_flush();
+	}
+	R.out = out;
+}
+
 /*
  * Print frames in sequence order. A missing number is a frame still being
  * written on another CPU: wait for it, but not forever (a CPU whose file
@@ -583,6 +746,10 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
  */
 static void merge(bool final)
 {
+	if (R.bulk) {
+		bulk_out();
+		return;
+	}
 	for (;;) {
 		struct cpubuf *best = NULL;
 		uint64_t min_seq = UINT64_MAX;
@@ -888,6 +1055,15 @@ static int ctl_messages(struct run_state *s)
 			verbose("the module asks to stop");
 			want_stop = 1;
 			break;
+		case TP_PROTO_CPU_ONLINE: {
+			struct tp_proto_cpu m = { 0 };
+
+			memcpy(&m, p, h.len < sizeof(m) ? h.len : sizeof(m));
+			verbose("cpu %u came online", m.cpu);
+			if (open_cpu((int)m.cpu) < 0)
+				return -1;
+			break;
+		}
 		case TP_PROTO_DONE:
 			memset(&s->stats, 0, sizeof(s->stats));
 			memcpy(&s->stats, p, h.len < sizeof(s->stats) ?
@@ -966,21 +1142,27 @@ static int run(void)
 		kill_child();
 		return -1;
 	}
-	pfd = calloc((size_t)R.ncpus + 2, sizeof(*pfd));
+	/* room for every CPU that may come online */
+	pfd = calloc((size_t)R.hello.ncpus + 2, sizeof(*pfd));
 	if (!pfd) {
 		err("Memory allocation failed.");
 		kill_child();
 		return -1;
 	}
-	pfd[0].fd = sigpipe_fds[0];
-	pfd[1].fd = R.ctl;
-	for (i = 0; i < R.ncpus; i++)
-		pfd[i + 2].fd = R.cpus[i].fd;
-	for (i = 0; i < R.ncpus + 2; i++)
-		pfd[i].events = POLLIN;
+	R.cpus_added = true;
 
 	while (!s.done) {
 		int timeout = POLL_MS;
+
+		if (R.cpus_added) {
+			pfd[0].fd = sigpipe_fds[0];
+			pfd[1].fd = R.ctl;
+			for (i = 0; i < R.ncpus; i++)
+				pfd[i + 2].fd = R.cpus[i].fd;
+			for (i = 0; i < R.ncpus + 2; i++)
+				pfd[i].events = POLLIN;
+			R.cpus_added = false;
+		}
 
 		if (deadline && !want_stop) {
 			double left = deadline - now();
@@ -1061,7 +1243,14 @@ static void cleanup(void)
 	int i;
 
 	for (i = 0; i < R.ncpus; i++) {
+		munmap((void *)R.cpus[i].map, R.map_size);
 		close(R.cpus[i].fd);
+		if (R.cpus[i].bulk_fd >= 0 && close(R.cpus[i].bulk_fd) < 0 &&
+		    !R.out_failed) {
+			R.out_cpu = R.cpus[i].cpu;
+			R.out = R.cpus[i].bulk_fd;
+			out_failed();
+		}
 		free(R.cpus[i].buf);
 	}
 	free(R.cpus);
@@ -1079,11 +1268,28 @@ int main(int argc, char **argv)
 	char real[PATH_MAX];
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "+o:c:x:T:b:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:S:Bc:x:T:b:vh")) != -1) {
 		switch (opt) {
 		case 'o':
 			R.output = optarg;
 			break;
+		case 'B':
+			R.bulk = true;
+			break;
+		case 'S': {
+			unsigned long mb = strtoul(optarg, &endp, 10), n = 0;
+
+			if (*endp == ',')
+				n = strtoul(endp + 1, &endp, 10);
+			if (*endp || mb < 1 || mb > 1ul << 20 || (strchr(optarg, ',') && n < 1) ||
+			    n > 1000000) {
+				err("Invalid file size '%s' (MB[,N]: MB and N from 1).", optarg);
+				return 1;
+			}
+			R.fsize_max = (uint64_t)mb << 20;
+			R.fnum_max = (unsigned int)n;
+			break;
+		}
 		case 'c':
 			R.cmd = optarg;
 			break;
@@ -1129,6 +1335,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (R.fsize_max && (!R.output || R.bulk)) {
+		err("-S needs -o FILE (and no -B).");
+		return 1;
+	}
 	if (R.cmd && R.xpid) {
 		err("You can't specify the '-c' and '-x' options together.");
 		return 1;
@@ -1157,7 +1367,11 @@ int main(int argc, char **argv)
 	}
 	module_name(real, fd);
 	R.obuf = xrealloc(NULL, OUTBUF_SIZE);
-	if (R.output) {
+	if (R.output && R.fsize_max) {
+		R.out = open_numbered(0);
+		if (R.out < 0)
+			return 1;
+	} else if (R.output && !R.bulk) {
 		R.out = open(R.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (R.out < 0) {
 			err("Couldn't open output file %s: %s", R.output, strerror(errno));

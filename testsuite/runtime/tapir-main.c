@@ -25,9 +25,11 @@
  *   4  timer: warn("careful"), log("logged"), error("boom") caught by
  *      the MAXERRORS=0 limit -> error probe
  *   5  timer: 16,000 bytes of output in one handler (buffer flushes)
- *   6  (built with -DMAXTRYLOCK=1 -DMAXSKIPPED=2) a timer.profile probe
- *      holds a global's lock 3 ms: the other CPU's tick skips, and past
- *      MAXSKIPPED the run ends with stap's "Skipped too many probes"
+ *   6  (built with -DMAXTRYLOCK=1 -DMAXSKIPPED=2 -DSTP_TIMING) a
+ *      timer.profile probe holds a global's lock 3 ms: the other CPU's
+ *      tick skips, and past MAXSKIPPED the run ends with stap's "Skipped
+ *      too many probes"; stap -t's hit report and the lock timeout of
+ *      that global come after
  *   7  begin(-1) { error("begin failed") }: no other begin runs, the
  *      error probe does
  *   8  stress: every probe runs 1.5 s while the test calls getppid() on

@@ -33,7 +33,20 @@
  *                  pairs at start, report ns per operation on stderr
  *   kp=1|2         a kprobe on __x64_sys_getppid that counts (1) or also
  *                  writes the same LINELEN-byte line per hit (2): the cost
- *                  of a write in probe context (bench/transport)
+ *                  of a write in probe context (bench/transport), and
+ *                  output from the int3 trap (NMI-like context)
+ *   slow=N         a thread on CPU 0 writes N lines "slow K", one at a
+ *                  time: after each it waits (up to 10 s) until the loader
+ *                  has read the sub-buffer holding it, and counts the
+ *                  flushes of CPU 0 in between; at stop "ttest: slow N
+ *                  lines, flushes per line MIN..MAX, waits W" on stderr
+ *                  (W: lines the loader had not read within 10 s). The
+ *                  latency of a slow script's output, counted in flushes
+ *                  rather than time
+ *   hp=1           a thread writes "SEQ cCPU" lines on every online CPU
+ *                  (through an IPI, hard irq) every 2 ms until stop, and a
+ *                  line "cpus N" whenever the number of online CPUs
+ *                  changes: CPU hotplug during a run
  * At stop: "end" on stdout and "WARNING: ttest stop" on stderr, then the
  * counts "ttest: written W lost L" on stderr.
  */
@@ -87,6 +100,10 @@ static int kp;
 module_param(kp, int, 0);
 static int micro;
 module_param(micro, int, 0);
+static int slow;
+module_param(slow, int, 0);
+static bool hp;
+module_param(hp, bool, 0);
 
 static DEFINE_RAW_SPINLOCK(seq_lock);
 static long seq;
@@ -104,6 +121,8 @@ struct ttest_cpu {
 };
 static struct ttest_cpu __percpu *pcpu;
 static bool started;
+static struct task_struct *slow_thread, *hp_thread;
+static u64 slow_min = U64_MAX, slow_max, slow_waits, slow_lines;
 
 static void out(const char *buf, size_t len)
 {
@@ -262,6 +281,70 @@ static int kp_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* slow=N: one line at a time on CPU 0, each read by the loader before
+ * the next is written. */
+static int slow_fn(void *arg)
+{
+	char buf[64];
+	int k;
+
+	for (k = 1; k <= slow && !kthread_should_stop(); k++) {
+		unsigned long flags;
+		u64 sub, f0, f1;
+		int tries;
+
+		snprintf(buf, sizeof(buf), "slow %d\n", k);
+		local_irq_save(flags);
+		out(buf, strlen(buf));
+		/* the sub-buffer being written holds the line */
+		sub = tp_transport_produced(0);
+		f0 = tp_transport_flushes(0);
+		local_irq_restore(flags);
+		for (tries = 0; tp_transport_consumed(0) <= sub; tries++) {
+			if (tries == 10000 || kthread_should_stop()) {
+				slow_waits++;
+				break;
+			}
+			usleep_range(1000, 1100);
+		}
+		f1 = tp_transport_flushes(0);
+		slow_min = min(slow_min, f1 - f0);
+		slow_max = max(slow_max, f1 - f0);
+		slow_lines++;
+	}
+	cpu_finished();
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static void hp_line(void *arg)
+{
+	one_line();
+}
+
+/* hp=1: lines on every online CPU until stop. */
+static int hp_fn(void *arg)
+{
+	unsigned int last = 0;
+
+	while (!kthread_should_stop()) {
+		unsigned int n = num_online_cpus(), cpu;
+
+		if (n != last) {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "cpus %u\n", n);
+			outs(buf);
+			last = n;
+		}
+		for_each_online_cpu(cpu)
+			smp_call_function_single(cpu, hp_line, NULL, 1);
+		usleep_range(2000, 2200);
+	}
+	return 0;
+}
+
 static void micro_bench(void)
 {
 	static atomic64_t a;
@@ -377,6 +460,24 @@ int tp_session_start(void)
 		kp_registered = true;
 	}
 
+	if (slow) {
+		atomic_set(&cpus_left, 1);
+		slow_thread = kthread_create_on_cpu(slow_fn, NULL, 0, "ttest-slow");
+		if (IS_ERR(slow_thread)) {
+			slow_thread = NULL;
+			return -ENOMEM;
+		}
+		wake_up_process(slow_thread);
+		return 0;
+	}
+	if (hp) {
+		hp_thread = kthread_run(hp_fn, NULL, "ttest-hp");
+		if (IS_ERR(hp_thread)) {
+			hp_thread = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	cpus_read_lock();
 	atomic_set(&cpus_left, num_online_cpus());
 	for_each_online_cpu(cpu) {
@@ -419,6 +520,11 @@ void tp_session_stop(void)
 		unregister_kprobe(&ttest_kp);
 		kp_registered = false;
 	}
+	if (slow_thread)
+		kthread_stop(slow_thread);
+	if (hp_thread)
+		kthread_stop(hp_thread);
+	slow_thread = hp_thread = NULL;
 	for_each_possible_cpu(cpu) {
 		struct ttest_cpu *c = per_cpu_ptr(pcpu, cpu);
 
@@ -432,6 +538,11 @@ void tp_session_stop(void)
 	}
 	outs("end\n");
 	msg("WARNING: ttest stop\n");
+	if (slow) {
+		snprintf(buf, sizeof(buf), "ttest: slow %llu lines, flushes per line %llu..%llu, waits %llu\n",
+			 slow_lines, slow_lines ? slow_min : 0, slow_max, slow_waits);
+		msg(buf);
+	}
 	snprintf(buf, sizeof(buf), "ttest: written %lld lost %lld\n",
 		 (long long)atomic64_read(&written), (long long)atomic64_read(&lost));
 	msg(buf);
