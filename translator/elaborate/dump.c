@@ -132,6 +132,9 @@ void dump_program(FILE *out, const struct program *prog)
 		fputs(p->name, out);
 		if (p->dwarf)
 			dwarf_dump_pc(out, p->dwarf);
+		else if (p->process && p->process_event == PROC_NONE)
+			fprintf(out, " /* pc=.absolute+%#llx */",
+				(unsigned long long)p->uprobe_pc);
 		fputs(" /* <- ", out);
 		print_probe_point(out, p->user);
 		fputs(" */\n", out);
@@ -392,7 +395,7 @@ int dump_probe_aliases(struct session *s, FILE *out)
 int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
-		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, NULL
+		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_process, NULL
 	};
 
 	(void)s;

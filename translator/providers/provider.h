@@ -22,7 +22,10 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_unsupported;
+	pp_process, pp_unsupported;
+
+/* Free what process() probes read (providers/process.c). */
+void process_free(struct session *s);
 
 /* Add a derived probe for the concrete point pp (a copy of tmpl with its
  * own body); the caller fills in the provider details of the result. */

@@ -1,0 +1,515 @@
+/* process.c - user-space probes: process(...).function/.return/.call,
+ * process(...).statement(ADDR), and the task finder's process.begin,
+ * process.end, process.thread.begin and process.thread.end, with or
+ * without a process("PATH") or process(PID).
+ *
+ * A function point resolves through the program's own ELF file: its
+ * DWARF (libdw) names each function with its declaration,
+ * `process("/bin/x").function("main@/src/x.c:12")`, as SystemTap does,
+ * and places the entry probe past the prologue of code built without
+ * optimization (a return probe goes on the entry itself, where the
+ * return address is taken); functions the DWARF does not describe come
+ * from the symbol table (.symtab, else .dynsym) and keep their bare
+ * name. The runtime registers one uprobe per probe on the file's inode
+ * at the probe's file offset (runtime/uprobes.c), so every process that
+ * maps the file, now or later, is probed.
+ *
+ * PATH is taken as SystemTap takes it: a name without '/' is looked for
+ * in the current folder, then along $PATH; the result is made absolute
+ * and free of symbolic links. The file must exist on the host at the
+ * same path as in the target (the guest of --vm).
+ *
+ * Target variables ($var, $$parms, $return) and the other process
+ * shapes (.mark, .library, .plt, .syscall, .statement("F@FILE:N"),
+ * .inline) are not built yet.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "provider.h"
+#include "xalloc.h"
+
+static const char *const patterns[] = {
+	"process(s).function(s)",			/* 0 */
+	"process(s).function(s).call",
+	"process(s).function(s).return",
+	"process(s).statement(n)",			/* 3 */
+	"process(s).statement(n).absolute",
+	"process.begin",				/* 5 */
+	"process.end",
+	"process.thread.begin",
+	"process.thread.end",
+	"process(s).begin",				/* 9 */
+	"process(s).end",
+	"process(s).thread.begin",
+	"process(s).thread.end",
+	"process(n).begin",				/* 13 */
+	"process(n).end",
+	"process(n).thread.begin",
+	"process(n).thread.end",
+	NULL
+};
+
+/* One function of the program. */
+struct ufunc {
+	const char *name;
+	const char *decl_file;		/* NULL: from the symbol table */
+	int decl_line;
+	uint64_t entry, prologue;	/* link-time addresses */
+};
+
+/* The program's ELF file, read once per path in a session. */
+struct uprog {
+	const char *path;
+	bool ok;
+	const char *why;		/* !ok */
+	struct ufunc *fns;
+	size_t nfns;
+	GElf_Phdr *loads;		/* PT_LOAD headers */
+	size_t nloads;
+	struct uprog *next;
+};
+
+static bool wild(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* ---- the path ---- */
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The path SystemTap's process("NAME") means, or NULL when it names no
+ * file here. */
+static const char *find_program(struct session *s, const char *name)
+{
+	char buf[PATH_MAX];
+	const char *path;
+
+	if (!strchr(name, '/') && !is_file(name)) {
+		path = getenv("PATH");
+		for (const char *p = path; p && *p;) {
+			size_t n = strcspn(p, ":");
+			char *cand = arena_printf(&s->arena, "%.*s/%s", (int)n,
+						  n ? p : ".", name);
+
+			if (is_file(cand) && access(cand, X_OK) == 0) {
+				name = cand;
+				break;
+			}
+			p += n;
+			p += *p == ':';
+		}
+	}
+	if (!is_file(name) || !realpath(name, buf))
+		return NULL;
+	return arena_strdup(&s->arena, buf);
+}
+
+/* ---- the ELF file ---- */
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct ufunc *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	/* DWARF before the symbol table at one address */
+	return (x->decl_file == NULL) - (y->decl_file == NULL);
+}
+
+static void add_fn(struct uprog *u, size_t *cap, const struct ufunc *f)
+{
+	if (u->nfns == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		u->fns = xrealloc(u->fns, *cap * sizeof(*u->fns));
+	}
+	u->fns[u->nfns++] = *f;
+}
+
+static bool cu_optimized(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *p = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &a));
+
+	for (; p && (p = strstr(p, " -O")); p += 3)
+		if (p[3] != '0')
+			return true;
+	return false;
+}
+
+struct fn_walk {
+	struct session *s;
+	struct uprog *u;
+	size_t *cap;
+	bool optimized;
+};
+
+static int dwarf_fn(Dwarf_Die *d, void *arg)
+{
+	struct fn_walk *w = arg;
+	struct ufunc f = { 0 };
+	Dwarf_Addr *bk = NULL;
+	Dwarf_Addr pc;
+	const char *name = dwarf_diename(d), *file;
+	int line = 0, n;
+
+	if (!name || dwarf_entrypc(d, &pc) != 0)
+		return DWARF_CB_OK;	/* a declaration, or inline only */
+	file = dwarf_decl_file(d);
+	dwarf_decl_line(d, &line);
+	f.name = arena_strdup(&w->s->arena, name);
+	f.decl_file = file ? arena_strdup(&w->s->arena, file) : "";
+	f.decl_line = line;
+	f.entry = f.prologue = pc;
+	if (!w->optimized) {
+		n = dwarf_entry_breakpoints(d, &bk);
+		if (n > 0)
+			f.prologue = bk[0];
+		free(bk);
+	}
+	add_fn(w->u, w->cap, &f);
+	return DWARF_CB_OK;
+}
+
+static void read_dwarf(struct session *s, struct uprog *u, Elf *elf,
+		       size_t *cap)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!dw)
+		return;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu)) {
+			struct fn_walk w = { s, u, cap, cu_optimized(&cu) };
+
+			dwarf_getfuncs(&cu, dwarf_fn, &w, 0);
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+}
+
+static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
+			 size_t *cap)
+{
+	Elf_Scn *scn = NULL, *sym = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB ||
+		     (sh.sh_type == SHT_DYNSYM && !sym)))
+			sym = scn;
+	if (!sym || !gelf_getshdr(sym, &sh) || !(d = elf_getdata(sym, NULL)))
+		return;
+	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym st;
+		const char *name;
+		struct ufunc f = { 0 };
+
+		if (!gelf_getsym(d, (int)i, &st) ||
+		    (GELF_ST_TYPE(st.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(st.st_info) != STT_GNU_IFUNC) ||
+		    st.st_shndx == SHN_UNDEF || !st.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, st.st_name);
+		if (!name || !*name)
+			continue;
+		f.name = arena_strdup(&s->arena, name);
+		f.entry = f.prologue = st.st_value;
+		add_fn(u, cap, &f);
+	}
+}
+
+/* Symbols at an address DWARF describes, and repeated names, go. */
+static void dedup(struct uprog *u)
+{
+	size_t k = 0;
+
+	qsort(u->fns, u->nfns, sizeof(*u->fns), by_entry);
+	for (size_t i = 0; i < u->nfns; i++) {
+		const struct ufunc *f = &u->fns[i];
+
+		if (k && !f->decl_file && u->fns[k - 1].entry == f->entry)
+			continue;
+		u->fns[k++] = *f;
+	}
+	u->nfns = k;
+}
+
+static struct uprog *uprog_open(struct session *s, const char *path)
+{
+	struct uprog *u;
+	size_t cap = 0, nph;
+	Elf *elf;
+	int fd;
+
+	for (u = s->uprogs; u; u = u->next)
+		if (strcmp(u->path, path) == 0)
+			return u;
+	u = ANEW(&s->arena, struct uprog);
+	u->path = path;
+	u->next = s->uprogs;
+	s->uprogs = u;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		u->why = arena_printf(&s->arena, "cannot open '%s'", path);
+		return u;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    elf_getphdrnum(elf, &nph) != 0) {
+		u->why = arena_printf(&s->arena, "'%s' is not an ELF program",
+				      path);
+		goto out;
+	}
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		u->loads = xrealloc(u->loads, (u->nloads + 1) *
+				    sizeof(*u->loads));
+		u->loads[u->nloads++] = ph;
+	}
+	read_dwarf(s, u, elf, &cap);
+	read_symbols(s, u, elf, &cap);
+	dedup(u);
+	u->ok = true;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return u;
+}
+
+/* The file offset of a link-time address of code, as uprobes want it;
+ * false when no loaded, executable segment holds it. */
+static bool file_offset(const struct uprog *u, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < u->nloads; i++) {
+		const GElf_Phdr *ph = &u->loads[i];
+
+		if ((ph->p_flags & PF_X) && vaddr >= ph->p_vaddr &&
+		    vaddr < ph->p_vaddr + ph->p_filesz) {
+			*off = vaddr - ph->p_vaddr + ph->p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* stap's "pc=.absolute+0x..." of -p2: the address from the first
+ * segment's start. */
+static uint64_t image_offset(const struct uprog *u, uint64_t vaddr)
+{
+	return u->nloads ? vaddr - (u->loads[0].p_vaddr & ~0xfffULL) : vaddr;
+}
+
+/* ---- points ---- */
+
+/* The point with component i's argument replaced (str, or num when str
+ * is NULL), for each component in 'which' (-1 ends it). */
+static struct probe_point *concrete(struct session *s,
+				    const struct probe_point *pp,
+				    const char *path, const char *fn)
+{
+	struct probe_point *cp = ANEW(&s->arena, struct probe_point);
+	struct pp_comp **tail = &cp->comps;
+	int i = 0;
+
+	*cp = *pp;
+	cp->comps = NULL;
+	for (const struct pp_comp *o = pp->comps; o; o = o->next, i++) {
+		struct pp_comp *c = ANEW(&s->arena, struct pp_comp);
+		const char *arg = i == 0 ? path : i == 1 ? fn : NULL;
+
+		*c = *o;
+		c->next = NULL;
+		if (arg && o->arg && o->arg->kind == E_STR) {
+			c->arg = ast_expr(s, E_STR, &o->arg->loc);
+			c->arg->str = arg;
+			c->arg->len = (unsigned)strlen(arg);
+		}
+		*tail = c;
+		tail = &c->next;
+	}
+	return cp;
+}
+
+static struct dprobe *uprobe_emit(struct elab *e, const struct dprobe *tmpl,
+				  const struct probe_point *cp,
+				  const struct uprog *u, uint64_t vaddr,
+				  bool is_return)
+{
+	struct dprobe *p = probe_emit(e, tmpl, cp);
+
+	p->process = u->path;
+	p->uprobe_vaddr = vaddr;
+	p->uprobe_pc = image_offset(u, vaddr);
+	file_offset(u, vaddr, &p->uprobe_offset);
+	p->is_return = is_return;
+	return p;
+}
+
+static int functions(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl, const char *path, bool ret)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str, *at = strchr(pat, '@');
+	const char *fpat = at ? arena_printf(&s->arena, "%.*s",
+					     (int)(at - pat), pat) : pat;
+	const char *filepat = at ? at + 1 : NULL;
+	struct uprog *u = uprog_open(s, path);
+	int count = 0;
+
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return -1;
+	}
+	if (filepat && strchr(filepat, ':')) {
+		elab_error(e, &fc->arg->loc, "source lines in process(...)."
+			   "function() points are not supported by Tapir yet");
+		return -1;
+	}
+	for (size_t i = 0; i < u->nfns; i++) {
+		const struct ufunc *f = &u->fns[i];
+		const char *text;
+		uint64_t off;
+
+		if (wild(fpat) ? fnmatch(fpat, f->name, 0) != 0 :
+				 strcmp(fpat, f->name) != 0)
+			continue;
+		if (filepat && (!f->decl_file ||
+				(fnmatch(filepat, f->decl_file, 0) != 0 &&
+				 fnmatch(arena_printf(&s->arena, "*/%s",
+						      filepat),
+					 f->decl_file, 0) != 0)))
+			continue;
+		if (!file_offset(u, f->entry, &off))
+			continue;
+		text = !f->decl_file ? f->name : f->decl_line ?
+			arena_printf(&s->arena, "%s@%s:%d", f->name,
+				     f->decl_file, f->decl_line) :
+			arena_printf(&s->arena, "%s@%s", f->name, f->decl_file);
+		uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
+			    ret ? f->entry : f->prologue, ret);
+		count++;
+	}
+	if (!count) {
+		elab_error(e, &fc->arg->loc, "no match for function '%s' in "
+			   "'%s'", pat, path);
+		return -1;
+	}
+	return count;
+}
+
+static int statement(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl, const char *path)
+{
+	struct session *s = e->s;
+	const struct expr *a = pp_arg(pp, 1);
+	struct uprog *u = uprog_open(s, path);
+	uint64_t off, addr = (uint64_t)a->num;
+	struct dprobe *p;
+
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return -1;
+	}
+	if (!file_offset(u, addr, &off)) {
+		elab_error(e, &a->loc, "address 0x%llx is not in the code of "
+			   "'%s'", (unsigned long long)addr, path);
+		return -1;
+	}
+	p = uprobe_emit(e, tmpl, concrete(s, pp, path, NULL), u, addr, false);
+	p->name = arena_printf(&s->arena, "process(\"%s\").statement(0x%llx)%s",
+			       path, (unsigned long long)addr,
+			       pp_has(pp, "absolute") ? ".absolute" : "");
+	return 1;
+}
+
+static int events(struct elab *e, const struct probe_point *pp, int pattern,
+		  const struct dprobe *tmpl)
+{
+	struct session *s = e->s;
+	static const enum proc_event ev[] = {
+		PROC_BEGIN, PROC_END, PROC_THREAD_BEGIN, PROC_THREAD_END,
+	};
+	const struct expr *a = pp->comps->arg;
+	const char *path = NULL;
+	struct dprobe *p;
+
+	if (a && a->kind == E_STR) {
+		path = find_program(s, a->str);
+		/* a name found nowhere stays as it is, as in stap: no
+		 * process will run it */
+		if (!path)
+			path = a->str;
+	}
+	if (a && a->kind == E_NUM && a->num <= 0) {
+		elab_error(e, &a->loc, "process(%lld): not a process ID",
+			   (long long)a->num);
+		return -1;
+	}
+	p = probe_emit(e, tmpl, path ? concrete(s, pp, path, NULL) : pp);
+	p->process = path;
+	p->pid = a && a->kind == E_NUM ? a->num : 0;
+	p->process_event = ev[(pattern - 5) % 4];
+	return 1;
+}
+
+static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
+		   const struct dprobe *tmpl)
+{
+	const char *path;
+
+	if (pattern >= 5)
+		return events(e, pp, pattern, tmpl);
+	path = find_program(e->s, pp->comps->arg->str);
+	if (!path) {
+		elab_error(e, &pp->comps->arg->loc, "cannot find executable "
+			   "'%s'", pp->comps->arg->str);
+		return -1;
+	}
+	if (pattern >= 3)
+		return statement(e, pp, tmpl, path);
+	return functions(e, pp, tmpl, path, pattern == 2);
+}
+
+void process_free(struct session *s)
+{
+	for (struct uprog *u = s->uprogs; u; u = u->next) {
+		free(u->fns);
+		free(u->loads);
+	}
+	s->uprogs = NULL;
+}
+
+const struct provider pp_process = {
+	.name = "process",
+	.patterns = patterns,
+	.resolve = resolve,
+};
