@@ -419,8 +419,20 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		count++;
 	}
 	if (!count) {
-		elab_error(e, &fc->arg->loc, "no match for function '%s' in "
-			   "'%s'", pat, path);
+		const char **names = xcalloc(u->nfns + 1, sizeof(*names));
+		const char *sim;
+
+		for (size_t i = 0; i < u->nfns; i++)
+			names[i] = u->fns[i].name;
+		sim = wild(fpat) ? NULL :
+		      similar_names(s, fpat, names, (int)u->nfns);
+		free(names);
+		if (sim)
+			elab_error(e, &fc->arg->loc, "no match for function "
+				   "'%s' in '%s' (similar: %s)", pat, path, sim);
+		else
+			elab_error(e, &fc->arg->loc, "no match for function "
+				   "'%s' in '%s'", pat, path);
 		return -1;
 	}
 	return count;
