@@ -17,7 +17,8 @@
  *
  * TP_PROBE_PROCESS: process[("PATH")|(PID)].begin/.end/.thread.begin/
  * .thread.end, from three scheduler tracepoints:
- *   sched_process_exec  (the task, after the new image is in): a task
+ *   sched_process_exec  (the task, after the new image is in): the old
+ *                       image's process.end probes run, then a task
  *                       running PATH starts being followed, and its
  *                       process.begin probes run right there;
  *   sched_process_fork  (the parent): a child process of a followed one
@@ -345,6 +346,8 @@ static void tp_tf_exec(void *data, struct task_struct *p, pid_t old_pid,
 	pid_t tgid = task_tgid_nr(p);
 	u32 mask;
 
+	/* the old image ends (as in stap: the task has the new name) */
+	tp_tf_fire(TP_PROC_END, tp_tf_mask(tgid));
 	mask = bprm->file ? tp_tf_match(file_inode(bprm->file)) : 0;
 	tp_tf_set(tgid, mask);
 	tp_tf_fire(TP_PROC_BEGIN, mask);
