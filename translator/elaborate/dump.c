@@ -130,11 +130,11 @@ void dump_program(FILE *out, const struct program *prog)
 	fputs("# probes\n", out);
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		fputs(p->name, out);
-		if (p->dwarf)
-			dwarf_dump_pc(out, p->dwarf);
-		else if (p->process && p->process_event == PROC_NONE)
+		if (p->process && p->process_event == PROC_NONE)
 			fprintf(out, " /* pc=.absolute+%#llx */",
 				(unsigned long long)p->uprobe_pc);
+		else if (p->dwarf)
+			dwarf_dump_pc(out, p->dwarf);
 		fputs(" /* <- ", out);
 		print_probe_point(out, p->user);
 		fputs(" */\n", out);

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfo/dwarf-api.h"
 #include "provider.h"
 #include "xalloc.h"
 
@@ -65,6 +66,9 @@ struct ufunc {
 	const char *decl_file;		/* NULL: from the symbol table */
 	int decl_line;
 	uint64_t entry, prologue;	/* link-time addresses */
+	uint64_t die, cu_die;		/* DWARF: the subprogram, its CU */
+	const char *cu;
+	bool optimized;
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -157,6 +161,8 @@ struct fn_walk {
 	struct uprog *u;
 	size_t *cap;
 	bool optimized;
+	uint64_t cu_die;
+	const char *cu;
 };
 
 static int dwarf_fn(Dwarf_Die *d, void *arg)
@@ -176,6 +182,10 @@ static int dwarf_fn(Dwarf_Die *d, void *arg)
 	f.decl_file = file ? arena_strdup(&w->s->arena, file) : "";
 	f.decl_line = line;
 	f.entry = f.prologue = pc;
+	f.die = dwarf_dieoffset(d);
+	f.cu_die = w->cu_die;
+	f.cu = w->cu;
+	f.optimized = w->optimized;
 	if (!w->optimized) {
 		n = dwarf_entry_breakpoints(d, &bk);
 		if (n > 0)
@@ -199,7 +209,12 @@ static void read_dwarf(struct session *s, struct uprog *u, Elf *elf,
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu)) {
-			struct fn_walk w = { s, u, cap, cu_optimized(&cu) };
+			const char *name = dwarf_diename(&cu);
+			struct fn_walk w = {
+				s, u, cap, cu_optimized(&cu),
+				dwarf_dieoffset(&cu),
+				name ? arena_strdup(&s->arena, name) : "",
+			};
 
 			dwarf_getfuncs(&cu, dwarf_fn, &w, 0);
 		}
@@ -373,6 +388,35 @@ static struct dprobe *uprobe_emit(struct elab *e, const struct dprobe *tmpl,
 	return p;
 }
 
+/* A DWARF function's probe gets a site, for its target variables
+ * (debuginfo/dwarf-vars.c reads the program's DWARF as a unit of its
+ * own). */
+static void add_site(struct session *s, struct dprobe *p,
+		     const struct ufunc *f)
+{
+	struct dwarf_site *site;
+	struct dwarf_unit *unit = dwarf_user_unit(s, p->process);
+
+	if (!unit)
+		return;
+	site = ANEW(&s->arena, struct dwarf_site);
+	site->module = p->process;
+	site->function = f->name;
+	site->decl_file = f->decl_file;
+	site->decl_line = f->decl_line;
+	site->cu = f->cu;
+	site->entry_pc = f->entry;
+	site->prologue_pc = f->prologue;
+	site->pc = site->var_pc = p->uprobe_vaddr;
+	site->is_return = p->is_return;
+	site->optimized = f->optimized;
+	site->unit = unit;
+	site->die = site->fn_die = site->top_die = f->die;
+	site->cu_die = f->cu_die;
+	p->dwarf = site;
+	p->has_targets = true;
+}
+
 static int functions(struct elab *e, const struct probe_point *pp,
 		     const struct dprobe *tmpl, const char *path, bool ret)
 {
@@ -397,6 +441,7 @@ static int functions(struct elab *e, const struct probe_point *pp,
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		const char *text;
+		struct dprobe *p;
 		uint64_t off;
 
 		if (wild(fpat) ? fnmatch(fpat, f->name, 0) != 0 :
@@ -414,8 +459,10 @@ static int functions(struct elab *e, const struct probe_point *pp,
 			arena_printf(&s->arena, "%s@%s:%d", f->name,
 				     f->decl_file, f->decl_line) :
 			arena_printf(&s->arena, "%s@%s", f->name, f->decl_file);
-		uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
-			    ret ? f->entry : f->prologue, ret);
+		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
+				ret ? f->entry : f->prologue, ret);
+		if (f->decl_file)
+			add_site(s, p, f);
 		count++;
 	}
 	if (!count) {
