@@ -14,6 +14,12 @@
  *   uprog thread            a second thread runs "ints", main joins it
  *   uprog A... + B...       several commands, one after the other
  *
+ * It has USDT marks (provider "uprog"), as <sys/sdt.h> would make them,
+ * written here with UP_MARK (see below): "start" in main (argc as a
+ * 4-byte signed register argument, argv as 8 bytes), "leaf" in up_leaf
+ * (i and the running sum: a register and a memory operand) and "none"
+ * (no arguments) in up_ints.
+ *
  * After the last command uprog waits 300 ms before it exits (as the
  * dwarf tier's drive does), so that the loader has read what the probes
  * printed before it hears that its -c command ended.
@@ -35,8 +41,44 @@ struct up_point {
 
 volatile long up_sink;
 
+/*
+ * A USDT mark: a nop, and a note in .note.stapsdt (owner "stapsdt",
+ * type 3) whose description is the nop's address, the address of
+ * _.stapsdt.base (a one-byte section that lets a tool see how far the
+ * file was moved after linking), the semaphore's address (0: none),
+ * then the provider, the name and the arguments' description ("SIZE@
+ * OPERAND" each, in the assembler's syntax; a negative size is signed),
+ * each NUL-terminated. ARGS is that string with %0, %1... for the asm
+ * operands that follow it.
+ */
+#define UP_MARK(name, args, ...)						\
+	__asm__ __volatile__(						\
+		"990:	nop\n"						\
+		"	.pushsection .note.stapsdt,\"?\",\"note\"\n"	\
+		"	.balign 4\n"						\
+		"	.4byte 992f-991f, 994f-993f, 3\n"			\
+		"991:	.asciz \"stapsdt\"\n"				\
+		"992:	.balign 4\n"						\
+		"993:	.8byte 990b, _.stapsdt.base, 0\n"			\
+		"	.asciz \"uprog\"\n"					\
+		"	.asciz \"" name "\"\n"				\
+		"	.asciz \"" args "\"\n"				\
+		"994:	.balign 4\n"						\
+		"	.popsection\n"					\
+		"	.ifndef _.stapsdt.base\n"				\
+		"	.pushsection .stapsdt.base,\"aG\",\"progbits\","	\
+		".stapsdt.base,comdat\n"					\
+		"	.weak _.stapsdt.base\n"				\
+		"	.hidden _.stapsdt.base\n"				\
+		"_.stapsdt.base: .space 1\n"				\
+		"	.size _.stapsdt.base, 1\n"				\
+		"	.popsection\n"					\
+		"	.endif\n"						\
+		: : __VA_ARGS__)
+
 __attribute__((noinline)) long up_ints(int a, long b)
 {
+	UP_MARK("none", "");
 	up_sink = a + b;
 	return a * 2 + b;
 }
@@ -63,6 +105,7 @@ __attribute__((noinline)) int up_recurse(int n)
 __attribute__((noinline)) int up_leaf(int i)
 {
 	up_sink += i;
+	UP_MARK("leaf", "-4@%0 8@%1", "r"(i), "m"(up_sink));
 	return i + 1;
 }
 
@@ -125,6 +168,7 @@ int main(int argc, char **argv)
 	struct timespec pause = { 0, 300 * 1000 * 1000 };
 	int i = 1;
 
+	UP_MARK("start", "-4@%0 8@%1", "r"(argc), "r"(argv));
 	while (i < argc) {
 		int j = i, rc;
 

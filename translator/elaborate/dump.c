@@ -193,6 +193,8 @@ static void listed_vars(struct session *s, struct listed *l,
 		fputs(dbuf, f);
 		free(dbuf);
 	}
+	for (int i = 1; i <= process_mark_nargs(p); i++)
+		fprintf(f, "\n$arg%d:long", i);
 	fclose(f);
 	for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n")) {
 		l->vars = xrealloc(l->vars, (size_t)(l->nvars + 1) *

@@ -59,6 +59,7 @@ struct function {
 
 struct provider;
 struct dwarf_site;
+struct umark;
 
 /* One concrete probe point with its body: what the emitter will see. */
 /* The task finder's events (process.begin, ...). */
@@ -97,6 +98,7 @@ struct dprobe {
 	uint64_t uprobe_vaddr;			/* uprobes: link-time address, */
 	uint64_t uprobe_offset;			/* its file offset, */
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
+	const struct umark *mark;		/* .mark(): its SDT note */
 	struct dprobe *next;
 };
 

@@ -57,7 +57,16 @@ static const char *const patterns[] = {
 	"process(n).end",
 	"process(n).thread.begin",
 	"process(n).thread.end",
+	"process(s).mark(s)",				/* 17 */
+	"process(s).provider(s).mark(s)",
 	NULL
+};
+
+/* One USDT mark: a note of .note.stapsdt (<sys/sdt.h>'s format). */
+struct umark {
+	const char *provider, *name;
+	const char *args;		/* "-4@%edi 8@8(%rbp)" */
+	uint64_t pc;			/* link-time address of its nop */
 };
 
 /* One function of the program. */
@@ -80,6 +89,12 @@ struct uprog {
 	size_t nfns;
 	GElf_Phdr *loads;		/* PT_LOAD headers */
 	size_t nloads;
+	struct umark *marks;
+	size_t nmarks;
+	bool pie;			/* ET_DYN: loaded anywhere */
+	Elf *elf;			/* open while the session lasts: the
+					 * marks' symbols */
+	int fd;
 	struct uprog *next;
 };
 
@@ -272,6 +287,92 @@ static void dedup(struct uprog *u)
 	u->nfns = k;
 }
 
+/* The USDT notes. A note's base is the link-time address of the
+ * .stapsdt.base section; a file moved after linking (prelink) has it
+ * elsewhere, and the marks move by as much. */
+static void read_marks(struct session *s, struct uprog *u, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstr;
+	uint64_t base = 0;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (n = elf_strptr(elf, shstr, sh.sh_name)) &&
+		    strcmp(n, ".stapsdt.base") == 0)
+			base = sh.sh_addr;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(n = elf_strptr(elf, shstr, sh.sh_name)) ||
+		    strcmp(n, ".note.stapsdt") != 0 ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off,
+					   &desc_off)) > 0) {
+			const char *desc = (const char *)d->d_buf + desc_off;
+			const char *end = desc + nh.n_descsz, *q;
+			struct umark m = { 0 };
+			uint64_t a[3];
+
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((char *)d->d_buf + name_off, "stapsdt", 8) ||
+			    nh.n_descsz < sizeof(a) + 3)
+				continue;
+			memcpy(a, desc, sizeof(a));
+			q = desc + sizeof(a);
+			m.provider = arena_strdup(&s->arena, q);
+			q += strnlen(q, (size_t)(end - q)) + 1;
+			if (q >= end)
+				continue;
+			m.name = arena_strdup(&s->arena, q);
+			q += strnlen(q, (size_t)(end - q)) + 1;
+			m.args = arena_strdup(&s->arena, q < end ? q : "");
+			m.pc = a[0] + (base && a[1] ? base - a[1] : 0);
+			u->marks = xrealloc(u->marks, (u->nmarks + 1) *
+					    sizeof(*u->marks));
+			u->marks[u->nmarks++] = m;
+		}
+	}
+}
+
+/* A symbol's address (data or code), for rip-relative mark operands. */
+static bool symbol_addr(const struct uprog *u, const char *name,
+			uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	while ((scn = elf_nextscn(u->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym st;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &st) && st.st_shndx &&
+			    (n = elf_strptr(u->elf, sh.sh_link, st.st_name)) &&
+			    strcmp(n, name) == 0) {
+				*addr = st.st_value;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static struct uprog *uprog_open(struct session *s, const char *path)
 {
 	struct uprog *u;
@@ -284,6 +385,7 @@ static struct uprog *uprog_open(struct session *s, const char *path)
 			return u;
 	u = ANEW(&s->arena, struct uprog);
 	u->path = path;
+	u->fd = -1;
 	u->next = s->uprogs;
 	s->uprogs = u;
 	elf_version(EV_CURRENT);
@@ -310,8 +412,17 @@ static struct uprog *uprog_open(struct session *s, const char *path)
 	}
 	read_dwarf(s, u, elf, &cap);
 	read_symbols(s, u, elf, &cap);
+	read_marks(s, u, elf);
 	dedup(u);
+	{
+		GElf_Ehdr eh;
+
+		u->pie = gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN;
+	}
 	u->ok = true;
+	u->elf = elf;
+	u->fd = fd;
+	return u;
 out:
 	if (elf)
 		elf_end(elf);
@@ -540,12 +651,55 @@ static int events(struct elab *e, const struct probe_point *pp, int pattern,
 	return 1;
 }
 
+static int marks(struct elab *e, const struct probe_point *pp,
+		 const struct dprobe *tmpl, const char *path, bool provider)
+{
+	struct session *s = e->s;
+	const struct pp_comp *mc = provider ? pp->comps->next->next :
+				   pp->comps->next;
+	const char *pat = mc->arg->str;
+	const char *prov = provider ? pp->comps->next->arg->str : NULL;
+	struct uprog *u = uprog_open(s, path);
+	int count = 0;
+
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return -1;
+	}
+	for (size_t i = 0; i < u->nmarks; i++) {
+		const struct umark *m = &u->marks[i];
+		struct probe_point *cp;
+		struct dprobe *p;
+
+		if (fnmatch(pat, m->name, 0) != 0 ||
+		    (prov && fnmatch(prov, m->provider, 0) != 0))
+			continue;
+		cp = concrete(s, pp, path, provider ? m->provider : m->name);
+		if (provider) {
+			struct pp_comp *c = cp->comps->next->next;
+
+			c->arg = ast_expr(s, E_STR, &c->arg->loc);
+			c->arg->str = m->name;
+			c->arg->len = (unsigned)strlen(m->name);
+		}
+		p = uprobe_emit(e, tmpl, cp, u, m->pc, false);
+		p->mark = m;
+		count++;
+	}
+	if (!count) {
+		elab_error(e, &mc->arg->loc, "no match for mark '%s' in '%s'",
+			   pat, path);
+		return -1;
+	}
+	return count;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	const char *path;
 
-	if (pattern >= 5)
+	if (pattern >= 5 && pattern < 17)
 		return events(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
@@ -553,9 +707,267 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
+	if (pattern >= 17)
+		return marks(e, pp, tmpl, path, pattern == 18);
 	if (pattern >= 3)
 		return statement(e, pp, tmpl, path);
 	return functions(e, pp, tmpl, path, pattern == 2);
+}
+
+/* ---- a mark's arguments ---- */
+
+/* x86-64 register operands: the name of the 64-bit register holding it
+ * (as register() takes it) and how many bytes it is. */
+static const char *reg64(const char *r, int *bytes)
+{
+	static const struct { const char *q, *d, *w, *b; } regs[] = {
+		{ "rax", "eax", "ax", "al" }, { "rbx", "ebx", "bx", "bl" },
+		{ "rcx", "ecx", "cx", "cl" }, { "rdx", "edx", "dx", "dl" },
+		{ "rsi", "esi", "si", "sil" }, { "rdi", "edi", "di", "dil" },
+		{ "rbp", "ebp", "bp", "bpl" }, { "rsp", "esp", "sp", "spl" },
+		{ "r8", "r8d", "r8w", "r8b" }, { "r9", "r9d", "r9w", "r9b" },
+		{ "r10", "r10d", "r10w", "r10b" },
+		{ "r11", "r11d", "r11w", "r11b" },
+		{ "r12", "r12d", "r12w", "r12b" },
+		{ "r13", "r13d", "r13w", "r13b" },
+		{ "r14", "r14d", "r14w", "r14b" },
+		{ "r15", "r15d", "r15w", "r15b" },
+		{ "rip", "eip", "ip", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		if (!strcmp(r, regs[i].q))
+			*bytes = 8;
+		else if (!strcmp(r, regs[i].d))
+			*bytes = 4;
+		else if (!strcmp(r, regs[i].w))
+			*bytes = 2;
+		else if (regs[i].b && !strcmp(r, regs[i].b))
+			*bytes = 1;
+		else
+			continue;
+		return regs[i].q;
+	}
+	return NULL;
+}
+
+static struct expr *num_expr(struct session *s, const struct loc *l,
+			     int64_t v)
+{
+	struct expr *x = ast_expr(s, E_NUM, l);
+
+	x->num = v;
+	return x;
+}
+
+static struct expr *bin_expr(struct session *s, const struct loc *l, int op,
+			     struct expr *a, struct expr *b)
+{
+	struct expr *x = ast_expr(s, E_BINARY, l);
+
+	x->op = (unsigned char)op;
+	x->a = a;
+	x->b = b;
+	return x;
+}
+
+static struct expr *call_expr(struct session *s, const struct loc *l,
+			      const char *fn, struct expr *arg)
+{
+	struct expr *x = ast_expr(s, E_CALL, l);
+
+	x->str = fn;
+	x->args = arg;
+	return x;
+}
+
+static struct expr *register_expr(struct session *s, const struct loc *l,
+				  const char *r)
+{
+	struct expr *name = ast_expr(s, E_STR, l);
+
+	name->str = r;
+	name->len = (unsigned)strlen(r);
+	return call_expr(s, l, "register", name);
+}
+
+/*
+ * The value of one "SIZE@OPERAND" argument as an expression: a register
+ * (%edi), a constant ($5), or memory at disp(%reg) or sym[+off](%rip),
+ * read with user_long() and friends; then sign-extended (negative SIZE)
+ * or zero-extended from SIZE bytes, as stap's $argN. NULL with *why.
+ */
+static struct expr *mark_arg(struct session *s, const struct uprog *u,
+			     const char *spec, const struct loc *l,
+			     const char **why)
+{
+	char *end;
+	long size = strtol(spec, &end, 10);
+	const char *op = end + 1, *paren;
+	int bytes = 8, shift;
+	struct expr *v;
+
+	if (*end != '@' || !size || labs(size) > 8 ||
+	    (labs(size) & (labs(size) - 1))) {
+		*why = "its size is not 1, 2, 4 or 8 bytes";
+		return NULL;
+	}
+	if (*op == '%') {
+		const char *r = reg64(op + 1, &bytes);
+
+		if (!r) {
+			*why = "its register is not one Tapir knows";
+			return NULL;
+		}
+		v = register_expr(s, l, r);
+	} else if (*op == '$') {
+		v = num_expr(s, l, strtoll(op + 1, NULL, 0));
+	} else if ((paren = strchr(op, '(')) && paren[1] == '%' &&
+		   !strchr(paren, ',')) {
+		char reg[8];
+		size_t n = strcspn(paren + 2, ")");
+		const char *r;
+		struct expr *addr;
+		static const char *const load[] = {
+			[1] = "user_char", [2] = "user_short",
+			[4] = "user_int", [8] = "user_long",
+		};
+
+		if (n >= sizeof(reg)) {
+			*why = "its register is not one Tapir knows";
+			return NULL;
+		}
+		memcpy(reg, paren + 2, n);
+		reg[n] = '\0';
+		if (!(r = reg64(reg, &bytes))) {
+			*why = "its register is not one Tapir knows";
+			return NULL;
+		}
+		if (!strcmp(r, "rip")) {
+			/* sym[+off](%rip): the symbol's address */
+			char *sym = arena_printf(&s->arena, "%.*s",
+						 (int)(paren - op), op);
+			char *plus = strpbrk(sym, "+-");
+			int64_t off = plus ? strtoll(plus, NULL, 0) : 0;
+			uint64_t a;
+
+			if (plus)
+				*plus = '\0';
+			if (u->pie) {
+				*why = "rip-relative operands of "
+				       "position-independent programs are "
+				       "not supported yet";
+				return NULL;
+			}
+			if (!symbol_addr(u, sym, &a)) {
+				*why = "its symbol is not in the program's "
+				       "symbol table";
+				return NULL;
+			}
+			addr = num_expr(s, l, (int64_t)a + off);
+		} else {
+			addr = bin_expr(s, l, OP_ADD, register_expr(s, l, r),
+					num_expr(s, l, strtoll(op, NULL, 0)));
+		}
+		v = call_expr(s, l, load[labs(size)], addr);
+	} else {
+		*why = "its operand's form is not supported yet";
+		return NULL;
+	}
+	if (labs(size) == 8)
+		return v;
+	shift = 64 - 8 * (int)labs(size);
+	if (size < 0)
+		return bin_expr(s, l, OP_SHR, bin_expr(s, l, OP_SHL, v,
+						      num_expr(s, l, shift)),
+				num_expr(s, l, shift));
+	return bin_expr(s, l, OP_BAND, v,
+			num_expr(s, l, (int64_t)((1ULL << (64 - shift)) - 1)));
+}
+
+/* The number of arguments of a mark ("" has none). */
+static int mark_nargs(const struct umark *m);
+
+int process_mark_nargs(const struct dprobe *p)
+{
+	return p->mark ? mark_nargs(p->mark) : 0;
+}
+
+static int mark_nargs(const struct umark *m)
+{
+	int n = 0;
+
+	for (const char *q = m->args; *q;) {
+		q += strspn(q, " ");
+		if (!*q)
+			break;
+		n++;
+		q += strcspn(q, " ");
+	}
+	return n;
+}
+
+bool process_mark_target(struct elab *e, struct expr *x)
+{
+	struct session *s = e->s;
+	const struct dprobe *p = e->probe;
+	const struct umark *m = p->mark;
+	const char *str = NULL, *why = NULL, *q;
+	struct uprog *u;
+	struct expr *v;
+	char *endp;
+	long n;
+
+	if (x->kind == E_CTXVAR) {
+		if (!strcmp(x->str, "name"))
+			str = m->name;
+		else if (!strcmp(x->str, "provider"))
+			str = m->provider;
+		else
+			return false;
+		x->kind = E_STR;
+		x->str = str;
+		x->len = (unsigned)strlen(str);
+		return true;
+	}
+	if (strncmp(x->str, "arg", 3) != 0)
+		return false;
+	n = strtol(x->str + 3, &endp, 10);
+	if (*endp || n < 1)
+		return false;
+	if (x->chain || x->pretty || x->addr) {
+		elab_error(e, &x->loc, "'$%s' of a mark is a number: members, "
+			   "pretty printing and '&' do not apply", x->str);
+		return true;
+	}
+	if (n > mark_nargs(m)) {
+		elab_error(e, &x->loc, "mark '%s' has %d argument%s, not %ld",
+			   m->name, mark_nargs(m), mark_nargs(m) == 1 ? "" :
+			   "s", n);
+		return true;
+	}
+	q = m->args;
+	for (long i = 1;; i++) {
+		q += strspn(q, " ");
+		if (i == n)
+			break;
+		q += strcspn(q, " ");
+	}
+	u = uprog_open(s, p->process);
+	v = mark_arg(s, u, arena_printf(&s->arena, "%.*s",
+					(int)strcspn(q, " "), q), &x->loc, &why);
+	if (!v) {
+		elab_error(e, &x->loc, "cannot read '$%s' (%.*s) of mark '%s': "
+			   "%s", x->str, (int)strcspn(q, " "), q, m->name, why);
+		return true;
+	}
+	{
+		struct expr *next = x->next;	/* x's place in its list */
+
+		*x = *v;
+		x->next = next;
+	}
+	return true;
 }
 
 void process_free(struct session *s)
@@ -563,6 +975,11 @@ void process_free(struct session *s)
 	for (struct uprog *u = s->uprogs; u; u = u->next) {
 		free(u->fns);
 		free(u->loads);
+		free(u->marks);
+		if (u->elf)
+			elf_end(u->elf);
+		if (u->fd >= 0)
+			close(u->fd);
 	}
 	s->uprogs = NULL;
 }
