@@ -226,7 +226,8 @@ struct tp_probe {
 	const char *path;		/* the program; NULL: any (events) */
 	unsigned long uoffset;		/* UPROBE: the instruction's file
 					 * offset in path */
-	long pid;			/* PROCESS: process(PID), else 0 */
+	long pid;			/* process(PID), else 0: its events,
+					 * or its hits of PATH's uprobes */
 	enum tp_proc_event event;	/* PROCESS */
 };
 

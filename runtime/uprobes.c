@@ -78,6 +78,8 @@ static int tp_up_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
+	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
 	tp_run_probe(u->p, regs, instruction_pointer(regs), NULL);
 	return 0;
 }
@@ -87,6 +89,8 @@ static int tp_up_return(struct uprobe_consumer *uc, unsigned long func,
 {
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
+	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
 	tp_run_probe(u->p, regs, func, NULL);
 	return 0;
 }

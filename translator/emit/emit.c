@@ -766,6 +766,8 @@ static void process_fields(struct em *em, const struct dprobe *p, FILE *o)
 		return;
 	fprintf(o, "\t\t.uoffset = %#llxUL,\n",
 		(unsigned long long)p->uprobe_offset);
+	if (p->pid)
+		fprintf(o, "\t\t.pid = %lld,\n", (long long)p->pid);
 	if (p->is_return)
 		fputs("\t\t.is_return = true,\n", o);
 	if (p->point->optional || p->user->optional)

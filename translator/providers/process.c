@@ -59,6 +59,9 @@ static const char *const patterns[] = {
 	"process(n).thread.end",
 	"process(s).mark(s)",				/* 17 */
 	"process(s).provider(s).mark(s)",
+	"process(n).function(s)",			/* 19 */
+	"process(n).function(s).call",
+	"process(n).function(s).return",
 	NULL
 };
 
@@ -701,6 +704,26 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 
 	if (pattern >= 5 && pattern < 17)
 		return events(e, pp, pattern, tmpl);
+	if (pattern >= 19) {
+		/* as stap: the program the process runs now, here */
+		const struct expr *a = pp->comps->arg;
+		struct dprobe *before = e->last_probe;
+		int n;
+
+		path = find_program(e->s, arena_printf(&e->s->arena,
+						"/proc/%lld/exe",
+						(long long)a->num));
+		if (!path) {
+			elab_error(e, &a->loc, "cannot probe pid %lld: no such "
+				   "process", (long long)a->num);
+			return -1;
+		}
+		n = functions(e, pp, tmpl, path, pattern == 21);
+		for (struct dprobe *p = before ? before->next : e->prog->probes;
+		     n > 0 && p; p = p->next)
+			p->pid = a->num;
+		return n;
+	}
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
 		elab_error(e, &pp->comps->arg->loc, "cannot find executable "
