@@ -217,7 +217,8 @@ static int list_lines(struct session *s, const struct program *prog,
 	int n = 0;
 
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
-		v[n].name = p->name;
+		/* a mark lists as the mark, though pp() is its address */
+		v[n].name = p->mark ? pp_text(s, p->point) : p->name;
 		v[n].seq = n;
 		if (vars)
 			listed_vars(s, &v[n], p);

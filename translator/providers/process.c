@@ -687,6 +687,9 @@ static int marks(struct elab *e, const struct probe_point *pp,
 		}
 		p = uprobe_emit(e, tmpl, cp, u, m->pc, false);
 		p->mark = m;
+		/* pp() names the place, as stap's (-l and -L list the mark) */
+		p->name = arena_printf(&s->arena, "process(\"%s\").statement("
+				       "%#llx)", path, (unsigned long long)m->pc);
 		count++;
 	}
 	if (!count) {
