@@ -154,6 +154,14 @@ int tp_kprobes_start(void);
 void tp_kprobes_stop(void);		/* adds the misses to skipped */
 void tp_kprobes_free(void);
 
+/* ---- uprobes.c: uprobes and the task finder ---- */
+int tp_uprobes_init(void);
+int tp_uprobes_start(void);		/* may sleep */
+void tp_uprobes_running(void);		/* once RUNNING: the processes
+					 * there already */
+void tp_uprobes_stop(void);		/* no handler runs afterwards */
+void tp_uprobes_free(void);
+
 /* ---- tp_run_probe(): the path of every probe hit, inline ---- */
 
 /* The state a probe of this kind runs in. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dwarf.h - for the generated code of DWARF probes (kernel.function,
- * module().function, kernel.statement): fault-tolerant reads and writes
- * of kernel memory for $target variables and @cast, and the per-instance
+ * module().function, kernel.statement, and process(...).function):
+ * fault-tolerant reads and writes of kernel memory (and reads of the
+ * probed task's user memory) for $target variables and @cast, and the per-instance
  * data of a return probe that reads values at the function's entry
  * (parameters in .return, @entry()).
  *
@@ -24,12 +25,21 @@ static inline int tp_dw_read(void *dst, unsigned long addr, size_t n)
 	return copy_from_kernel_nofault(dst, (const void *)addr, n) ? -EFAULT : 0;
 }
 
+/* The same of the current task's user memory (user-space probes): 0,
+ * or -EFAULT when the page is not there (never sleeps to fault it in). */
+static inline int tp_dw_uread(void *dst, unsigned long addr, size_t n)
+{
+	return copy_from_user_nofault(dst, (const void __user *)addr, n) ?
+	       -EFAULT : 0;
+}
+
 /* Load a 1, 2, 4 or 8 byte integer at addr, zero-extended into *v. */
-static inline int tp_dw_load(u64 *v, unsigned long addr, unsigned int n)
+static __always_inline int tp_dw_load_from(u64 *v, unsigned long addr,
+					    unsigned int n, bool user)
 {
 	union { u8 b; u16 w; u32 d; u64 q; } u;
 
-	if (tp_dw_read(&u, addr, n))
+	if (user ? tp_dw_uread(&u, addr, n) : tp_dw_read(&u, addr, n))
 		return -EFAULT;
 	switch (n) {
 	case 1: *v = u.b; break;
@@ -38,6 +48,17 @@ static inline int tp_dw_load(u64 *v, unsigned long addr, unsigned int n)
 	default: *v = u.q; break;
 	}
 	return 0;
+}
+
+static inline int tp_dw_load(u64 *v, unsigned long addr, unsigned int n)
+{
+	return tp_dw_load_from(v, addr, n, false);
+}
+
+/* The same from the current task's user memory. */
+static inline int tp_dw_uload(u64 *v, unsigned long addr, unsigned int n)
+{
+	return tp_dw_load_from(v, addr, n, true);
 }
 
 /* Store the low n bytes of v at addr (-g). */

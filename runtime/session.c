@@ -144,6 +144,8 @@ int tp_session_start(void)
 	rc = tp_timers_start(&failed);
 	if (rc == 0)
 		rc = tp_kprobes_start();
+	if (rc == 0)
+		rc = tp_uprobes_start();
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
 		 * run the error probes; the run is over. */
@@ -154,6 +156,7 @@ int tp_session_start(void)
 		atomic_set(&tp_state, TP_STATE_ERROR);
 		tp_timers_stop();
 		tp_kprobes_stop();
+		tp_uprobes_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
 		tp_run_ordered(TP_PROBE_ERROR);
@@ -162,6 +165,7 @@ int tp_session_start(void)
 		return rc;
 	}
 	atomic_cmpxchg(&tp_state, TP_STATE_STARTING, TP_STATE_RUNNING);
+	tp_uprobes_running();
 	mutex_unlock(&tp_session_mutex);
 	return 0;
 }
@@ -304,6 +308,7 @@ void tp_session_stop(void)
 	/* No handler starts or runs past this. */
 	tp_timers_stop();
 	tp_kprobes_stop();
+	tp_uprobes_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
 
@@ -356,6 +361,7 @@ void tp_session_stop(void)
 
 static void tp_free_all(void)
 {
+	tp_uprobes_free();
 	tp_kprobes_free();
 	tp_timers_free();
 	tp_contexts_free();
@@ -371,6 +377,8 @@ static int __init tp_module_init(void)
 	rc = tp_timers_init();
 	if (rc == 0)
 		rc = tp_kprobes_init();
+	if (rc == 0)
+		rc = tp_uprobes_init();
 	if (rc)
 		goto fail;
 	if (tapir_module.init_globals) {

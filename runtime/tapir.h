@@ -172,6 +172,17 @@ enum tp_probe_kind {
 	TP_PROBE_PROFILE,		/* timer.profile */
 	TP_PROBE_KPROBE,		/* kprobe.function(...)[.return] */
 	TP_PROBE_NEVER,
+	TP_PROBE_UPROBE,		/* process("p").function("f")[.return],
+					 * .statement(ADDR) */
+	TP_PROBE_PROCESS,		/* process.begin/end/thread.begin/... */
+};
+
+/* The task finder's events (runtime/uprobes.c). */
+enum tp_proc_event {
+	TP_PROC_BEGIN = 1,
+	TP_PROC_END,
+	TP_PROC_THREAD_BEGIN,
+	TP_PROC_THREAD_END,
 };
 
 struct tp_probe {
@@ -219,6 +230,14 @@ struct tp_probe {
 	int (*kret_entry)(struct kcore_probe *kp, struct pt_regs *regs,
 			  void *data);
 	size_t data_size;
+
+	/* TP_PROBE_UPROBE (is_return and optional too), TP_PROBE_PROCESS */
+	const char *path;		/* the program; NULL: any (events) */
+	unsigned long uoffset;		/* UPROBE: the instruction's file
+					 * offset in path */
+	long pid;			/* process(PID), else 0: its events,
+					 * or its hits of PATH's uprobes */
+	enum tp_proc_event event;	/* PROCESS */
 };
 
 /* ---- The module, as the generated code describes it ---- */

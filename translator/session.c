@@ -8,6 +8,7 @@
 
 #include "session.h"
 #include "debuginfo/dwarf-api.h"
+#include "providers/provider.h"
 #include "debuginfo/kconfig.h"
 #include "xalloc.h"
 
@@ -28,6 +29,7 @@ void session_free(struct session *s)
 		return;
 	free(s->include_dirs);
 	dwarf_free(s);
+	process_free(s);
 	kconfig_free(s->kconfig);
 	arena_free(&s->arena);
 	free(s);

@@ -14,6 +14,7 @@
 
 struct kconfig;
 struct dwarf_ctx;
+struct uprog;
 struct macro_table;
 
 struct session {
@@ -43,6 +44,8 @@ struct session {
 	/* the target kernel, resolved on first use */
 	struct kconfig *kconfig;
 	struct dwarf_ctx *dwarf;	/* its debuginfo (dwarf.c), on first use */
+	struct uprog *uprogs;		/* programs process() probes read
+					 * (providers/process.c) */
 
 	/* library macros from .stpm files on the tapset path */
 	struct macro_table *lib_macros;

@@ -102,6 +102,10 @@ struct dwarf_query {
 	bool call, inline_only, exported, is_return;
 };
 
+/* A user-space program's own debuginfo as a unit, named by its path
+ * (process probes, providers/process.c); NULL without DWARF. */
+struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path);
+
 /* The target's debuginfo is there (the kernel's, or the module's). */
 bool dwarf_available(struct session *s, const char *module);
 /* The package that holds the kernel's debuginfo: "linux-image-R-dbg". */

@@ -64,6 +64,9 @@ struct dwarf_unit {
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi;
 	bool cfi_tried;
+	bool user;		/* a user-space program (process probes):
+				 * named by its path, CFI from .eh_frame */
+	bool user_pie;		/* ... loaded anywhere (ET_DYN) */
 	struct fn_index idx;
 	struct fsym *syms;	/* by address */
 	size_t nsyms;

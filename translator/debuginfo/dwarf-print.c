@@ -301,7 +301,7 @@ static void print_pieces(FILE *f, const struct dwarf_loc *l)
 	fputs("])", f);
 }
 
-void dwarf_print_access(FILE *out, const struct dwarf_access *a)
+static void print_access(FILE *out, const struct dwarf_access *a)
 {
 	char *buf = NULL, *tmp = NULL;
 	size_t len = 0, tlen = 0;
@@ -397,6 +397,28 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 		}
 		break;
 	}
+	free(buf);
+}
+
+/* In a user-space probe the loads read the task's memory and the
+ * registers are its user registers: @uderef, @uregister. */
+void dwarf_print_access(FILE *out, const struct dwarf_access *a)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m;
+
+	if (!a->site || !a->site->unit || !a->site->unit->user ||
+	    !(m = open_memstream(&buf, &len))) {
+		print_access(out, a);
+		return;
+	}
+	print_access(m, a);
+	fclose(m);
+	for (p = buf; (p = strchr(p, '@')); p++)
+		if (!strncmp(p, "@kderef(", 8) || !strncmp(p, "@kregister(", 11))
+			p[1] = 'u';
+	fputs(buf, out);
 	free(buf);
 }
 

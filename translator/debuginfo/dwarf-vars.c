@@ -1478,6 +1478,14 @@ static const char *relocate(struct vctx *v, struct dwarf_unit *u,
 
 		if (l->ops[i].atom != DW_OP_addr)
 			continue;
+		if (u->user) {
+			/* a program linked at its address: none to find */
+			if (u->user_pie)
+				return "globals of position-independent "
+				       "programs are not supported yet";
+			l->reloc = false;
+			continue;
+		}
 		if (!u->dwfl) {
 			const char *s = kernel_data_section(u, addr);
 

@@ -204,13 +204,15 @@ static struct dwarf_access *pretty_access(struct vctx *v, struct fmt *m,
 	return a;
 }
 
-/* "%s" with kernel_string_quoted(addr) for the chars at a */
+/* "%s" with kernel_string_quoted(addr) for the chars at a (in a
+ * user-space probe, user_string_quoted(addr)) */
 static void pretty_chars(struct vctx *v, struct fmt *m,
 			 struct dwarf_access *a, const struct loc *l)
 {
 	struct expr *call = new_expr(v, E_CALL, l);
 
-	call->str = "kernel_string_quoted";
+	call->str = v->site && v->site->unit && v->site->unit->user ?
+		    "user_string_quoted" : "kernel_string_quoted";
 	call->args = access_expr(v, a, l);
 	fputs("%s", m->f);
 	fmt_arg(m, call);

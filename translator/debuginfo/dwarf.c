@@ -325,6 +325,27 @@ struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module)
 	return NULL;
 }
 
+struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+	struct dwarf_unit *u;
+	GElf_Ehdr eh;
+
+	for (u = c->modules; u; u = u->next)
+		if (u->user && strcmp(u->path, path) == 0)
+			return u;
+	u = open_kernel_file(path);
+	if (!u)
+		return NULL;
+	free(u->name);
+	u->name = xstrdup(path);
+	u->user = true;
+	u->user_pie = gelf_getehdr(u->elf, &eh) && eh.e_type == ET_DYN;
+	u->next = c->modules;
+	c->modules = u;
+	return u;
+}
+
 bool dwarf_available(struct session *s, const char *module)
 {
 	return dwarf_unit_for(s, module) != NULL;
@@ -522,6 +543,8 @@ Dwarf_CFI *dwarf_unit_cfi(struct dwarf_unit *u)
 			Dwarf_Addr bias;
 
 			u->cfi = dwfl_module_dwarf_cfi(u->mod, &bias);
+		} else if (u->user) {
+			u->cfi = dwarf_getcfi_elf(u->elf);
 		} else {
 			u->cfi = dwarf_getcfi(u->dw);
 		}

@@ -130,7 +130,10 @@ void dump_program(FILE *out, const struct program *prog)
 	fputs("# probes\n", out);
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		fputs(p->name, out);
-		if (p->dwarf)
+		if (p->process && p->process_event == PROC_NONE)
+			fprintf(out, " /* pc=.absolute+%#llx */",
+				(unsigned long long)p->uprobe_pc);
+		else if (p->dwarf)
 			dwarf_dump_pc(out, p->dwarf);
 		fputs(" /* <- ", out);
 		print_probe_point(out, p->user);
@@ -198,6 +201,8 @@ static void listed_vars(struct session *s, struct listed *l,
 		fputs(dbuf, f);
 		free(dbuf);
 	}
+	for (int i = 1; i <= process_mark_nargs(p); i++)
+		fprintf(f, "\n$arg%d:long", i);
 	fclose(f);
 	for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n")) {
 		l->vars = xrealloc(l->vars, (size_t)(l->nvars + 1) *
@@ -220,7 +225,8 @@ static int list_lines(struct session *s, const struct program *prog,
 	int n = 0;
 
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
-		v[n].name = p->name;
+		/* a mark lists as the mark, though pp() is its address */
+		v[n].name = p->mark ? pp_text(s, p->point) : p->name;
 		v[n].seq = n;
 		if (vars)
 			listed_vars(s, &v[n], p);
@@ -404,7 +410,7 @@ int dump_probe_aliases(struct session *s, FILE *out)
 int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
-		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, NULL
+		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_process, NULL
 	};
 
 	(void)s;

@@ -59,8 +59,18 @@ struct function {
 
 struct provider;
 struct dwarf_site;
+struct umark;
 
 /* One concrete probe point with its body: what the emitter will see. */
+/* The task finder's events (process.begin, ...). */
+enum proc_event {
+	PROC_NONE,
+	PROC_BEGIN,
+	PROC_END,
+	PROC_THREAD_BEGIN,
+	PROC_THREAD_END,
+};
+
 struct dprobe {
 	const struct provider *prov;
 	const struct probe_point *point;	/* concrete, no wildcards */
@@ -80,6 +90,15 @@ struct dprobe {
 	int64_t maxactive;
 	uint64_t address;
 	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
+	/* process(...) probes (providers/process.c) */
+	const char *process;			/* the program's path, or NULL */
+	int64_t pid;				/* process(PID), else 0 */
+	enum proc_event process_event;		/* begin/end/thread..., or
+						 * PROC_NONE: a uprobe */
+	uint64_t uprobe_vaddr;			/* uprobes: link-time address, */
+	uint64_t uprobe_offset;			/* its file offset, */
+	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
+	const struct umark *mark;		/* .mark(): its SDT note */
 	struct dprobe *next;
 };
 

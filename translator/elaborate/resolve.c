@@ -511,6 +511,22 @@ static void target_use(struct elab *e, struct expr *x)
 	/* $vars and $$vars come from debuginfo: only the DWARF probes
 	 * (kernel.function, module().function) have them; @cast and @var
 	 * work anywhere */
+	if (e->probe && e->probe->mark &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR) &&
+	    process_mark_target(e, x)) {
+		if (x->kind != E_TARGET && x->kind != E_CTXVAR)
+			resolve_expr(e, x);
+		return;
+	}
+	if (e->probe && e->probe->process && !e->probe->dwarf &&
+	    e->probe->process_event == PROC_NONE &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR)) {
+		elab_error(e, &x->loc, "target variable '$%s%s' of a "
+			   "process(...) probe: '%s' has no DWARF for it",
+			   x->kind == E_CTXVAR ? "$" : "", x->str,
+			   e->probe->name);
+		return;
+	}
 	if (e->probe && !e->probe->has_targets &&
 	    (x->kind == E_TARGET || x->kind == E_CTXVAR)) {
 		elab_error(e, &x->loc, "target variable '$%s%s' is not "

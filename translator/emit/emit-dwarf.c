@@ -145,6 +145,8 @@ struct dgen {
 	const char *text;	/* the access, for messages */
 	int sp, maxsp;		/* the DWARF stack of a compiled expression */
 	bool pieces;		/* __dwp (a piece's bytes) is used */
+	const char *load;	/* tp_dw_load, or tp_dw_uload for the
+				 * memory of a user-space probe */
 };
 
 static void gline(struct dgen *g, const char *fmt, ...)
@@ -330,8 +332,8 @@ static bool gen_ops(struct dgen *g, const struct dwarf_loc *l)
 				if (n != 1 && n != 2 && n != 4 && n != 8)
 					return unsupported(g, "DW_OP_deref_size "
 							   "of odd sizes");
-				gline(g, "if (unlikely(tp_dw_load(&__dwv, %s, "
-				      "%u))) {", x, n);
+				gline(g, "if (unlikely(%s(&__dwv, %s, "
+				      "%u))) {", g->load, x, n);
 				gfault(g, x);
 				gline(g, "%s = (unsigned long)__dwv;", x);
 				break;
@@ -463,8 +465,8 @@ static bool gen_pieces(struct dgen *g, const struct dwarf_loc *l)
 			if (d)
 				gline(g, "__dwa += %uUL;", d);
 			if (n == 1 || n == 2 || n == 4 || n == 8) {
-				gline(g, "if (unlikely(tp_dw_load(&__dwp, __dwa, "
-				      "%u))) {", n);
+				gline(g, "if (unlikely(%s(&__dwp, __dwa, "
+				      "%u))) {", g->load, n);
 				gfault(g, "__dwa");
 				if (sh)
 					gline(g, "__dwv |= __dwp << %u;", sh);
@@ -473,8 +475,8 @@ static bool gen_pieces(struct dgen *g, const struct dwarf_loc *l)
 				continue;
 			}
 			for (unsigned j = 0; j < n; j++) {
-				gline(g, "if (unlikely(tp_dw_load(&__dwp, __dwa "
-				      "+ %uUL, 1))) {", j);
+				gline(g, "if (unlikely(%s(&__dwp, __dwa "
+				      "+ %uUL, 1))) {", g->load, j);
 				gfault(g, em_printf(g->em, "__dwa + %uUL", j));
 				gline(g, "__dwv |= __dwp << %u;", sh + 8 * j);
 			}
@@ -593,7 +595,7 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 				obj = true;
 				break;
 			}
-			gline(g, "if (unlikely(tp_dw_load(&__dwv, __dwa, 8))) {");
+			gline(g, "if (unlikely(%s(&__dwv, __dwa, 8))) {", g->load);
 			gfault(g, "__dwa");
 			gline(g, "__dwa = (unsigned long)__dwv;");
 			break;
@@ -619,6 +621,10 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 		    (a->size & (a->size - 1))) {
 			unsupported(g, "writes of anything but integers of 1, "
 				    "2, 4 or 8 bytes");
+			goto out;
+		}
+		if (obj && g->b->probe->process) {
+			unsupported(g, "writes to user-space memory");
 			goto out;
 		}
 		if (obj) {
@@ -664,7 +670,7 @@ static bool gen_access(struct dgen *g, const struct dwarf_access *a,
 			goto out;
 		}
 		if (obj) {
-			gline(g, "if (unlikely(tp_dw_load(&__dwv, __dwa, %u))) {",
+			gline(g, "if (unlikely(%s(&__dwv, __dwa, %u))) {", g->load,
 			      a->size);
 			gfault(g, "__dwa");
 		}
@@ -800,6 +806,7 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 	memset(&g, 0, sizeof(g));
 	g.em = em;
 	g.b = b;
+	g.load = b->probe->process ? "tp_dw_uload" : "tp_dw_load";
 	g.regs = "c->regs";
 	g.near = access_near(em, x);
 	g.loc = &x->loc;
@@ -892,6 +899,13 @@ void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
 	if (!b || !b->probe || !b->probe->dwarf)
 		return;
 	d = dwprobe_of(b, false);
+	if (b->probe->process && d && d->nslots) {
+		em_error(em, &d->slot_x[0]->loc, "cannot translate '%s': "
+			 "values read at the entry of a process(...) return "
+			 "probe (parameters, @entry) are not supported yet",
+			 d->slots[0]->text);
+		return;
+	}
 	if (!dw_included) {
 		fputs("#include \"runtime/dwarf.h\"\n\n", o);
 		dw_included = true;
@@ -910,6 +924,7 @@ void emit_dwarf_probe_code(struct em *em, struct body *b, const char *handler,
 
 		memset(&g, 0, sizeof(g));
 		g.em = em;
+		g.load = "tp_dw_load";
 		g.o = o;
 		g.slot = k;
 		g.regs = "regs";
@@ -954,7 +969,7 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 	const struct dwarf_site *site = p->dwarf;
 	struct dwprobe *d;
 
-	if (!site)
+	if (!site || p->process)
 		return;
 	/* stap places a kernel's DWARF probes by address, and its
 	 * registration warnings say which */

@@ -647,6 +647,10 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_NEVER";
 	if (strcmp(first, "timer") == 0)
 		return p->unit ? "TP_PROBE_TIMER" : "TP_PROBE_PROFILE";
+	if (p->process_event != PROC_NONE)
+		return "TP_PROBE_PROCESS";
+	if (p->process)
+		return "TP_PROBE_UPROBE";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -739,6 +743,37 @@ static void own_kprobe_handler_def(const struct probe_out *po, int i,
 			po->handler, i);
 }
 
+/* process(...) probes (providers/process.c, runtime/uprobes.c). */
+static void process_fields(struct em *em, const struct dprobe *p, FILE *o)
+{
+	static const char *const events[] = {
+		[PROC_BEGIN] = "TP_PROC_BEGIN",
+		[PROC_END] = "TP_PROC_END",
+		[PROC_THREAD_BEGIN] = "TP_PROC_THREAD_BEGIN",
+		[PROC_THREAD_END] = "TP_PROC_THREAD_END",
+	};
+
+	if (p->process)
+		fprintf(o, "\t\t.path = %s,\n",
+			c_string(em, p->process, strlen(p->process)));
+	if (p->process_event != PROC_NONE) {
+		fprintf(o, "\t\t.event = %s,\n", events[p->process_event]);
+		if (p->pid)
+			fprintf(o, "\t\t.pid = %lld,\n", (long long)p->pid);
+		return;
+	}
+	if (!p->process)
+		return;
+	fprintf(o, "\t\t.uoffset = %#llxUL,\n",
+		(unsigned long long)p->uprobe_offset);
+	if (p->pid)
+		fprintf(o, "\t\t.pid = %lld,\n", (long long)p->pid);
+	if (p->is_return)
+		fputs("\t\t.is_return = true,\n", o);
+	if (p->point->optional || p->user->optional)
+		fputs("\t\t.optional = true,\n", o);
+}
+
 /* The details of a probe for struct tp_probe. */
 static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 {
@@ -797,6 +832,7 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 			(unsigned long long)p->address);
 		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
+	process_fields(em, p, o);
 	emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
 	if (own_kprobe_handler(po))
 		fprintf(o, "\t\t.%s = %s_%s,\n",

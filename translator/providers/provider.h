@@ -22,7 +22,16 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_unsupported;
+	pp_process, pp_unsupported;
+
+/* Free what process() probes read (providers/process.c). */
+void process_free(struct session *s);
+/* In a .mark() probe, $argN, $$name and $$provider become plain
+ * expressions (in place); true when x was one of them (an error was
+ * reported if it could not be done). */
+bool process_mark_target(struct elab *e, struct expr *x);
+/* A .mark() probe's $argN count (-L), else 0. */
+int process_mark_nargs(const struct dprobe *p);
 
 /* Add a derived probe for the concrete point pp (a copy of tmpl with its
  * own body); the caller fills in the provider details of the result. */

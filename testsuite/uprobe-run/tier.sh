@@ -1,0 +1,18 @@
+# testsuite/uprobe-run/tier.sh: sourced by ../run/run-tier --cases=DIR and
+# ../run/oracle.sh --cases=DIR (see run-tier's header). What the
+# uprobe-run cases need beyond the run tier's: uprog (../uprog), built by
+# ../uprog/build at its fixed path /tmp/tapir-uprog/uprog, where both the
+# translator (pass 2 reads its ELF file) and the guest (the uprobes go on
+# its inode there) find it; the cases run it as -c '/tmp/tapir-uprog/uprog
+# ...'.
+
+tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
+	local out
+	SKIP_RE='not available yet|cannot be translated yet|not supported yet|Tapir cannot'
+	out=$("$here/../uprog/build" 2>&1) || {
+		TIER_WHY="uprog did not build: $(echo "$out" | head -n 5)"
+		return 1
+	}
+	VMEXTRA=(--file "$out:$out")
+	return 0
+}
