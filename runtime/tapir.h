@@ -188,6 +188,8 @@ enum tp_proc_event {
 struct tp_probe {
 	enum tp_probe_kind kind;
 	const char *pp;			/* pp(): `kprobe.function("x").return` */
+	const char *pn;			/* pn(): the script's point, aliases
+					 * and wildcards expanded: `vfs.read` */
 	const char *location;		/* "t.stp:3:1", for messages */
 	void (*handler)(struct tp_context *c);
 	const struct tp_lock_use *locks;
@@ -302,6 +304,7 @@ void tp_str_long(char *dst, s64 v);
 /* ---- The tapsets' runtime API: see tapsets/README.md ---- */
 
 const char *tapir_probe_point(void);
+const char *tapir_probe_name(void);
 unsigned long tapir_probe_addr(void);
 int tapir_is_return(void);
 struct pt_regs *tapir_regs(void);

@@ -22,6 +22,13 @@ const char *tapir_probe_point(void)
 	return c && c->probe && c->probe->pp ? c->probe->pp : "";
 }
 
+const char *tapir_probe_name(void)
+{
+	struct tp_context *c = tp_current();
+
+	return c && c->probe && c->probe->pn ? c->probe->pn : "";
+}
+
 unsigned long tapir_probe_addr(void)
 {
 	struct tp_context *c = tp_current();

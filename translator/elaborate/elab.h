@@ -76,6 +76,8 @@ struct dprobe {
 	const struct probe_point *point;	/* concrete, no wildcards */
 	const char *name;			/* its canonical text */
 	const struct probe_point *user;		/* as written in the script */
+	const char *pn;				/* pn(): the alias matched, with
+						 * its suffix; NULL: user's text */
 	const struct decl *decl;		/* the script's probe */
 	struct stmt *body;			/* cloned: prologue, body, epilogue */
 	struct expr *cond;			/* probe point condition */

@@ -192,6 +192,16 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 			parts = parts_append(s, parts, d->epilogue);
 		parts = part_new(s, d->body, parts);
 	}
+	/* pn() names the outermost alias, as the script's point matched it */
+	if (x->depth == 0) {
+		struct probe_point *named = ANEW(&s->arena, struct probe_point);
+
+		*named = *al->name;
+		named->next = NULL;
+		named->comps = copy_comps(s, al->name->comps, suffix ?
+					  copy_comps(s, suffix, NULL) : NULL);
+		x->tmpl.pn = pp_text(s, named);
+	}
 	x->depth++;
 	for (const struct probe_point *r = d->points; r; r = r->next) {
 		struct probe_point *np = ANEW(&s->arena, struct probe_point);
@@ -211,6 +221,8 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 			break;
 	}
 	x->depth--;
+	if (x->depth == 0)
+		x->tmpl.pn = NULL;
 	return n;
 }
 
@@ -562,6 +574,8 @@ struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 	*p = *tmpl;
 	p->point = pp;
 	p->name = pp_text(s, pp);
+	if (!p->pn)
+		p->pn = pp_text(s, tmpl->user);
 	block = ast_stmt(s, S_BLOCK, &tmpl->decl->body->loc);
 	tail = &block->body;
 	for (; parts; parts = parts->next) {

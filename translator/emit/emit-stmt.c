@@ -182,7 +182,10 @@ static void expr_stmt(struct body *b, struct expr *x)
 		x->prefix = true;
 		emit_expr(b, x);
 		x->prefix = false;
-	} else if (x->kind == E_CALL && !x->ref) {
+	} else if (x->kind == E_CALL && !x->ref &&
+		   strncmp(x->str, "sprint", 6) != 0) {
+		/* print, printf, ...; a kept sprint*() formats into a
+		 * temporary (emit_expr), it never prints */
 		emit_print_call(b, x, NULL);
 	} else {
 		emit_expr(b, x);

@@ -661,7 +661,7 @@ struct probe_out {
 	struct dprobe *p;
 	const char *handler;
 	const char *kind;
-	const char *pp, *location;
+	const char *pp, *pn, *location;
 	struct gvar *print_global;	/* a print-at-exit probe */
 };
 
@@ -785,6 +785,7 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 			nlocks++;
 	fprintf(o, "\t{\n\t\t.kind = %s,\n", po->kind);
 	fprintf(o, "\t\t.pp = %s,\n", c_string(em, po->pp, strlen(po->pp)));
+	fprintf(o, "\t\t.pn = %s,\n", c_string(em, po->pn, strlen(po->pn)));
 	fprintf(o, "\t\t.location = %s,\n",
 		c_string(em, po->location, strlen(po->location)));
 	fprintf(o, "\t\t.handler = %s,\n", po->handler);
@@ -1098,6 +1099,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		po->p = p;
 		po->kind = probe_kind(p);
 		po->pp = p->name;
+		po->pn = p->pn;
 		po->location = loc_text(&em, &p->decl->loc);
 		if (!po->kind) {
 			em_error(&em, &p->user->loc, "probe point '%s' cannot be "
@@ -1144,6 +1146,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		po->print_global = g;
 		po->kind = "TP_PROBE_END";
 		po->pp = "end";
+		po->pn = "end";
 		po->location = loc_text(&em, &g->sym->decl->loc);
 		po->handler = em_printf(&em, "probe_%d", id++);
 		po->b = body_new(&em, po->handler);
