@@ -143,6 +143,13 @@ int tp_kprobes_start(void);
 void tp_kprobes_stop(void);		/* adds the misses to skipped */
 void tp_kprobes_free(void);
 
+/* ---- tracepoint.c ---- */
+int tp_tracepoints_init(void);		/* module init: allocation */
+int tp_tracepoints_start(void);		/* session start: refusals warn */
+void tp_tracepoints_stop(void);		/* session stop: no handler runs
+					 * after it */
+void tp_tracepoints_free(void);
+
 /* ---- tp_run_probe(): the path of every probe hit, inline ---- */
 
 /* The state a probe of this kind runs in. */

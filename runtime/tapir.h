@@ -163,6 +163,7 @@ enum tp_probe_kind {
 	TP_PROBE_PROFILE,		/* timer.profile */
 	TP_PROBE_KPROBE,		/* kprobe.function(...)[.return] */
 	TP_PROBE_NEVER,
+	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
 };
 
 struct tp_probe {
@@ -210,6 +211,14 @@ struct tp_probe {
 	int (*kret_entry)(struct kcore_probe *kp, struct pt_regs *regs,
 			  void *data);
 	size_t data_size;
+
+	/* TP_PROBE_TRACEPOINT: the kernel's tracepoint named tracepoint
+	 * (optional: `?`, no warning when it is not there), and the
+	 * generated handler with its exact prototype, void (*)(void
+	 * *data, ARGS), which hands the probe its ARGS (c->regs NULL,
+	 * c->data: a struct pt_regs whose sp points at them) */
+	const char *tracepoint;
+	void *tp_handler;
 };
 
 /* ---- The module, as the generated code describes it ---- */

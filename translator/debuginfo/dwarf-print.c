@@ -30,7 +30,8 @@ static bool list_cb(Dwarf_Die *var, void *arg)
 	Dwarf_Die type;
 
 	/* a location here, or a constant (gcc's constant propagation) */
-	if (!n || (var_ops(var, l->pc, &attr, &ops, &nops) <= 0 &&
+	if (!n || (!l->v->site->tracepoint &&
+		   var_ops(var, l->pc, &attr, &ops, &nops) <= 0 &&
 		   !dwarf_hasattr_integrate(var, DW_AT_const_value)) ||
 	    !die_type(var, &type) || !(tn = dwt_name(l->v->s, &type)))
 		return false;
@@ -83,6 +84,8 @@ void dwarf_list_vars(struct session *s, FILE *out,
 
 void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
 {
+	if (site->tracepoint)	/* no address: a handler on the tracepoint */
+		return;
 	if (strcmp(site->module, "kernel") == 0)
 		fprintf(out, " /* pc=%s+%#llx */", site->reloc_base,
 			(unsigned long long)site->reloc_offset);

@@ -206,6 +206,18 @@ bool die_type(Dwarf_Die *d, Dwarf_Die *t)
 	       dwarf_formref_die(&a, t) != NULL;
 }
 
+/* A tracepoint's iterator, __traceiter_NAME(void *__data, ARGS): its
+ * variables are ARGS alone (__data and its locals are the kernel's). */
+bool traceiter(Dwarf_Die *d)
+{
+	const char *n;
+
+	if (dwarf_tag(d) != DW_TAG_subprogram)
+		return false;
+	n = die_name(d);
+	return n && strncmp(n, "__traceiter_", 12) == 0;
+}
+
 /* Calls fn for each variable of the scopes (not the CU's), innermost
  * first; stops when fn returns true. */
 bool each_var(Dwarf_Die *scopes, int n,
@@ -213,13 +225,22 @@ bool each_var(Dwarf_Die *scopes, int n,
 {
 	for (int i = 0; i < n; i++) {
 		Dwarf_Die c;
+		bool tp, first = true;
 
 		if (dwarf_tag(&scopes[i]) == DW_TAG_compile_unit)
 			break;
+		tp = traceiter(&scopes[i]);
 		if (dwarf_child(&scopes[i], &c) != 0)
 			continue;
 		do {
-			if (is_var(&c) && fn(&c, arg))
+			if (!is_var(&c))
+				continue;
+			if (tp && (dwarf_tag(&c) != DW_TAG_formal_parameter ||
+				   first)) {
+				first = false;
+				continue;
+			}
+			if (fn(&c, arg))
 				return true;
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
@@ -256,6 +277,8 @@ bool find_var(struct vctx *v, const char *name, Dwarf_Die *out)
 		*out = f.found;
 		return true;
 	}
+	if (v->site->tracepoint)
+		return false;
 	if (!cu_die(v->u, v->site, &cu) || dwarf_child(&cu, &c) != 0)
 		return false;
 	/* a global's definition (with a location) rather than the
@@ -1123,6 +1146,35 @@ static int pieces_access(struct vctx *v, struct dwarf_access *a,
 	return 1;
 }
 
+/* A tracepoint's argument: memory at slot * 8 from the handler's
+ * array of them (struct trace_arg), through sp. */
+static struct dwarf_access *tracepoint_arg(struct vctx *v,
+					   struct dwarf_access *a,
+					   const char *name, Dwarf_Die *type,
+					   const struct chain *chain,
+					   bool addr, const struct loc *l)
+{
+	struct dwarf_op *op = ANEW(&v->s->arena, struct dwarf_op);
+	int i = 0;
+
+	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
+		i++;
+	if (i == v->site->ntargs) {
+		verr(v, l, "tracepoint variable '$%s' has a type the handler "
+		     "cannot take", name);
+		return NULL;
+	}
+	a->base.kind = DWARF_LOC_MEM;
+	a->base.simple = true;
+	a->base.reg = 7;		/* sp */
+	a->base.offset = 8 * (int64_t)v->site->targs[i].slot;
+	op->atom = DW_OP_breg7;
+	op->n1 = (uint64_t)a->base.offset;
+	a->base.ops = op;
+	a->base.nops = 1;
+	return build(v, a, type, true, chain, addr, l);
+}
+
 /* $name (with its chain) at the site. */
 struct dwarf_access *target(struct vctx *v, const char *name,
 				   const struct chain *chain, bool addr,
@@ -1156,14 +1208,22 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 		return build(v, a, &type, false, chain, addr, l);
 	}
 	if (!find_var(v, name, &var)) {
-		verr(v, l, "unable to find local '%s', %s (alternatives: %s)",
-		     name, where(v), alternatives(v));
+		if (v->site->tracepoint)
+			verr(v, l, "unable to find tracepoint variable '$%s' "
+			     "(alternatives: %s%s$$name, $$vars, $$parms)",
+			     name, alternatives(v), v->site->ntargs ? ", " : "");
+		else
+			verr(v, l, "unable to find local '%s', %s "
+			     "(alternatives: %s)", name, where(v),
+			     alternatives(v));
 		return NULL;
 	}
 	if (!die_type(&var, &type)) {
 		verr(v, l, "'$%s' has no type %s", name, where(v));
 		return NULL;
 	}
+	if (v->site->tracepoint)
+		return tracepoint_arg(v, a, name, &type, chain, addr, l);
 	/* a parameter in a return probe is its value at entry */
 	if (v->site->is_return && !v->in_entry && !v->atvar) {
 		if (!v->trial)

@@ -395,6 +395,15 @@ static struct expr *ctxvar(struct vctx *v, struct expr *x)
 	bool first = true;
 	Dwarf_Die own;
 
+	if (v->site->tracepoint) {
+		if (strcmp(x->str, "name") == 0)
+			return str_expr(v, v->site->tracepoint, &x->loc);
+		if (strcmp(x->str, "vars") && strcmp(x->str, "parms")) {
+			verr(v, &x->loc, "unknown context variable '$$%s' "
+			     "(expected $$name, $$vars or $$parms)", x->str);
+			return NULL;
+		}
+	}
 	if (strcmp(x->str, "return") == 0) {
 		Dwarf_Die fn, type;
 

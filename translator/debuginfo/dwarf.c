@@ -350,7 +350,7 @@ static int range_cmp(const void *a, const void *b)
 }
 
 /* The bytes at a link-time address of an ET_EXEC file. */
-static bool read_addr(Elf *elf, uint64_t addr, void *buf, size_t n)
+bool dwarf_read_addr(Elf *elf, uint64_t addr, void *buf, size_t n)
 {
 	Elf_Scn *scn = NULL;
 
@@ -397,7 +397,7 @@ static void load_blacklist(struct dwarf_unit *u, uint64_t start_bl,
 		uint64_t fn;
 		const struct fsym *f;
 
-		if (!read_addr(u->elf, a, &fn, 8))
+		if (!dwarf_read_addr(u->elf, a, &fn, 8))
 			break;
 		f = dwarf_symbol_at(u, fn);
 		if (f && f->addr == fn)
@@ -1190,7 +1190,7 @@ static bool read_code(struct dwarf_unit *u, uint64_t addr, void *buf,
 	GElf_Shdr sh;
 
 	if (!u->dwfl)
-		return read_addr(u->elf, addr, buf, n);
+		return dwarf_read_addr(u->elf, addr, buf, n);
 	scn = dwfl_module_address_section(u->mod, &a, &bias);
 	if (!scn || !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) ||
 	    !d->d_buf || a + n > d->d_size)
@@ -1249,7 +1249,7 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 	site->fn_die = dwarf_dieoffset(fn);
 	site->cu_die = dwarf_dieoffset(cu);
 	site->top_die = site->die;
-	bl = stap_blacklisted(s, f->u, site);
+	bl = f->q->tracepoints ? NULL : stap_blacklisted(s, f->u, site);
 	if (bl) {
 		if (!f->why)
 			f->why = bl;

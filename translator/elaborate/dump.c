@@ -392,7 +392,7 @@ int dump_probe_aliases(struct session *s, FILE *out)
 int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
-		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, NULL
+		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, NULL
 	};
 
 	(void)s;

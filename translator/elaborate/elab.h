@@ -80,6 +80,7 @@ struct dprobe {
 	int64_t maxactive;
 	uint64_t address;
 	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
+	const char *tracepoint;			/* kernel.trace: its name */
 	struct dprobe *next;
 };
 

@@ -20,7 +20,7 @@
 #define MAX_ALIAS_DEPTH 32
 
 static const struct provider *const providers[] = {
-	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_unsupported, NULL
+	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_unsupported, NULL
 };
 
 /* The parts of a derived body, in order. */

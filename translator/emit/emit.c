@@ -488,7 +488,8 @@ static void preamble(struct em *em, bool kprobes, FILE *o)
 		"probes for the module\n * runtime (runtime/tapir.h). */\n",
 		em->prog->user->file ? em->prog->user->file->name : "<input>");
 	fputs("#include \"runtime/tapir.h\"\n", o);
-	/* kprobes get their own handlers (own_kprobe_handler()) */
+	/* kprobes get their own handlers (own_kprobe_handler()), and
+	 * tracepoint probes theirs (emit-trace.c) */
 	if (kprobes)
 		fputs("#include \"runtime/entry.h\"\n", o);
 	fputc('\n', o);
@@ -647,6 +648,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_NEVER";
 	if (strcmp(first, "timer") == 0)
 		return p->unit ? "TP_PROBE_TIMER" : "TP_PROBE_PROFILE";
+	if (p->tracepoint)
+		return "TP_PROBE_TRACEPOINT";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -797,7 +800,10 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 			(unsigned long long)p->address);
 		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
-	emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
+	if (p->tracepoint)
+		emit_trace_fields(em, p, po->handler, o);
+	else
+		emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
 	if (own_kprobe_handler(po))
 		fprintf(o, "\t\t.%s = %s_%s,\n",
 			p->is_return ? "kreturn" : "kentry", po->handler,
@@ -1123,7 +1129,8 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		bool kprobes = false;
 
 		for (int i = 0; i < np; i++)
-			if (own_kprobe_handler(&pos[i]))
+			if (own_kprobe_handler(&pos[i]) ||
+			    (pos[i].p && pos[i].p->tracepoint))
 				kprobes = true;
 		preamble(&em, kprobes, o);
 	}
@@ -1240,6 +1247,10 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 			if (own_kprobe_handler(&pos[i])) {
 				own_kprobe_handler_decl(&pos[i], o);
 				any = true;
+			} else if (pos[i].p && pos[i].p->tracepoint) {
+				emit_trace_handler_decl(pos[i].p,
+							pos[i].handler, o);
+				any = true;
 			}
 		if (any)
 			fputc('\n', o);
@@ -1254,6 +1265,10 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		for (int i = 0; i < np; i++)
 			if (own_kprobe_handler(&pos[i])) {
 				own_kprobe_handler_def(&pos[i], i, o);
+				any = true;
+			} else if (pos[i].p && pos[i].p->tracepoint) {
+				emit_trace_handler_def(pos[i].p,
+						       pos[i].handler, i, o);
 				any = true;
 			}
 		if (any)

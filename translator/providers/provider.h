@@ -22,12 +22,20 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_unsupported;
+	pp_trace, pp_unsupported;
 
 /* Add a derived probe for the concrete point pp (a copy of tmpl with its
  * own body); the caller fills in the provider details of the result. */
 struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 			  const struct probe_point *pp);
+
+/* The point pp with the component 'where' taking the argument text
+ * (and modc, when not NULL, taking module), arena-allocated
+ * (kernel.c). */
+struct probe_point *pp_concrete(struct session *s,
+				const struct probe_point *pp,
+				const struct pp_comp *where, const char *text,
+				const struct pp_comp *modc, const char *module);
 
 /* The argument of component i (0-based), or NULL. */
 const struct expr *pp_arg(const struct probe_point *pp, int i);
