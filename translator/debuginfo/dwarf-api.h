@@ -91,6 +91,8 @@ struct dwarf_site {
 	const struct trace_arg *targs;
 	int ntargs;
 	int nslots;			/* 8-byte slots of all ARGS */
+	bool btf;			/* from BTF, not DWARF (btf-api.h):
+					 * no unit, file, line or DIEs */
 	/* internal: where to find the DIEs again */
 	struct dwarf_unit *unit;
 	uint64_t die;		/* subprogram or inlined_subroutine */
@@ -112,6 +114,7 @@ struct trace_arg {
 				 * "bool", "u32", "s64", "struct tpg_blob_16" */
 	unsigned size;		/* bytes */
 	unsigned slot;		/* its first slot */
+	uint32_t btf_type;	/* from BTF (btf-api.h): its type id */
 };
 
 /* What a point asks for. */

@@ -90,6 +90,9 @@ struct dwarf_ctx {
 	struct strmap tp_systems;	/* header file -> its TRACE_SYSTEM */
 	struct strmap tp_events;	/* tracepoint -> its event's system */
 	bool tp_events_loaded;
+	struct btf_ctx *btf;		/* btf.c */
+	struct strmap tp_declared;	/* tracepoint -> its header's system */
+	bool tp_declared_loaded;
 };
 
 struct dwarf_ctx *dwarf_ctx(struct session *s);
@@ -99,6 +102,16 @@ const char *dwarf_strip_prefix(const char *file);
 
 /* dwarf.c */
 const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
+/* dwarf-trace.c: tracepoint -> its event's system, from a vmlinux's
+ * __event_NAME symbols (offsets of trace_event_call.class and
+ * trace_event_class.system) */
+void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
+			 int64_t sys_off, struct strmap *out);
+/* "u32", "s64": a tracepoint prototype's integer type (dwarf-trace.c) */
+const char *dwarf_int_ctype(int64_t size, bool is_signed);
+/* The system of a tracepoint declared without an event (DECLARE_TRACE)
+ * in the kernel's include/trace/events/ headers, or NULL. */
+const char *dwarf_declared_system(struct session *s, const char *name);
 /* n bytes at a link-time address of the vmlinux (ET_EXEC) */
 bool dwarf_read_addr(Elf *elf, uint64_t addr, void *buf, size_t n);
 Dwarf_CFI *dwarf_unit_cfi(struct dwarf_unit *u);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "elaborate/elab-internal.h"
 #include "parse/print.h"
@@ -46,6 +47,10 @@ void dwarf_list_vars(struct session *s, FILE *out,
 	struct dprobe fake;
 	struct listing l;
 
+	if (site->btf) {
+		btf_list_vars(s, out, site);
+		return;
+	}
 	if (!site->decl_file)
 		return;		/* a symbol: no variables */
 	memset(&fake, 0, sizeof(fake));

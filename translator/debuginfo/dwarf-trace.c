@@ -13,6 +13,7 @@
  * name.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <dwarf.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -25,6 +26,17 @@
 #include "xalloc.h"
 
 #define ITER "__traceiter_"
+
+const char *dwarf_int_ctype(int64_t size, bool is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? "s8" : "u8";
+	case 2: return is_signed ? "s16" : "u16";
+	case 4: return is_signed ? "s32" : "u32";
+	case 8: return is_signed ? "s64" : "u64";
+	default: return NULL;
+	}
+}
 
 /* The prototype's type for an argument of type t: the same size and
  * ABI class, spelled with types every module has. */
@@ -57,13 +69,7 @@ static const char *proto_type(struct session *s, Dwarf_Die *type,
 			return "bool";
 		if (tag == DW_TAG_base_type && enc == DW_ATE_float)
 			return NULL;
-		switch (sz) {
-		case 1: return sgn ? "s8" : "u8";
-		case 2: return sgn ? "s16" : "u16";
-		case 4: return sgn ? "s32" : "u32";
-		case 8: return sgn ? "s64" : "u64";
-		default: return NULL;
-		}
+		return dwarf_int_ctype(sz, sgn);
 	}
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
 		/* passed as its bytes: integers in registers up to 16 bytes,
@@ -227,19 +233,15 @@ static int64_t offset_of(struct session *s, struct dwarf_unit *u,
 }
 
 /* The kernel's own record of each event's system: __event_NAME points
- * at its struct trace_event_call, which points at its class, whose system is a
- * string, all at link-time addresses of the vmlinux. Tracepoints
- * without an event (DECLARE_TRACE alone) are not there. */
-static void load_event_systems(struct session *s, struct dwarf_unit *u,
-			       struct strmap *out)
+ * at its struct trace_event_call, which points at its class, whose
+ * system is a string, all at link-time addresses of the vmlinux.
+ * Tracepoints without an event (DECLARE_TRACE alone) are not there. */
+void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
+			 int64_t sys_off, struct strmap *out)
 {
-	int64_t class_off = offset_of(s, u, "struct trace_event_call",
-				      "class", 16);
-	int64_t sys_off = offset_of(s, u, "struct trace_event_class",
-				    "system", 0);
 	Elf_Scn *scn = NULL;
 
-	while ((scn = elf_nextscn(u->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -255,16 +257,16 @@ static void load_event_systems(struct session *s, struct dwarf_unit *u,
 
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-			    !(n = elf_strptr(u->elf, sh.sh_link, sym.st_name)) ||
+			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
 			    strncmp(n, "__event_", 8) != 0 ||
-			    !dwarf_read_addr(u->elf, sym.st_value, &call, 8) ||
-			    !dwarf_read_addr(u->elf, call + (uint64_t)class_off,
+			    !dwarf_read_addr(elf, sym.st_value, &call, 8) ||
+			    !dwarf_read_addr(elf, call + (uint64_t)class_off,
 					     &cls, 8) ||
-			    !dwarf_read_addr(u->elf, cls + (uint64_t)sys_off,
+			    !dwarf_read_addr(elf, cls + (uint64_t)sys_off,
 					     &str, 8))
 				continue;
 			while (len < sizeof(buf) - 1 &&
-			       dwarf_read_addr(u->elf, str + len, buf + len, 1) &&
+			       dwarf_read_addr(elf, str + len, buf + len, 1) &&
 			       buf[len])
 				len++;
 			if (!len || len == sizeof(buf) - 1)
@@ -285,12 +287,79 @@ static const char *tracepoint_system(struct session *s,
 
 	if (!site->unit->dwfl) {
 		if (!c->tp_events_loaded)
-			load_event_systems(s, site->unit, &c->tp_events);
+			dwarf_event_systems(s, site->unit->elf,
+				offset_of(s, site->unit,
+					  "struct trace_event_call", "class", 16),
+				offset_of(s, site->unit,
+					  "struct trace_event_class", "system", 0),
+				&c->tp_events);
 		c->tp_events_loaded = true;
 		if ((sys = strmap_get(&c->tp_events, name)))
 			return sys;
 	}
 	return site->decl_file ? system_of(s, site->decl_file) : "kernel";
+}
+
+/* Tracepoints without an event, DECLARE_TRACE(name, ...) in the kernel's
+ * include/trace/events/ headers: name -> the header's TRACE_SYSTEM. */
+static void scan_declared(struct session *s, struct strmap *out)
+{
+	const char *tree = source_tree(s);
+	char *dir, line[512];
+	DIR *d;
+	struct dirent *de;
+
+	if (!tree)
+		return;
+	dir = xasprintf("%s/include/trace/events", tree);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *file;
+		const char *sys;
+		FILE *f;
+
+		if (len < 3 || strcmp(de->d_name + len - 2, ".h") != 0)
+			continue;
+		file = xasprintf("include/trace/events/%s", de->d_name);
+		sys = system_of(s, file);
+		free(file);
+		file = xasprintf("%s/%s", dir, de->d_name);
+		f = fopen(file, "r");
+		free(file);
+		while (f && fgets(line, sizeof(line), f)) {
+			char *p = strstr(line, "DECLARE_TRACE("), *e;
+
+			if (!p || (p > line && (isalnum((unsigned char)p[-1]) ||
+						p[-1] == '_')))
+				continue;
+			p += 14;
+			while (isspace((unsigned char)*p))
+				p++;
+			for (e = p; isalnum((unsigned char)*e) || *e == '_'; e++)
+				;
+			if (e > p)
+				strmap_add(&s->arena, out,
+					   arena_strndup(&s->arena, p,
+							 (size_t)(e - p)),
+					   (void *)sys);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+const char *dwarf_declared_system(struct session *s, const char *name)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->tp_declared_loaded)
+		scan_declared(s, &c->tp_declared);
+	c->tp_declared_loaded = true;
+	return strmap_get(&c->tp_declared, name);
 }
 
 static int site_cmp(const void *a, const void *b)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "elaborate/elab-internal.h"
 #include "kconfig.h"
@@ -159,7 +160,7 @@ static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 /* The scopes are found on first need: many probes use no variable. */
 void ensure_scopes(struct vctx *v)
 {
-	if (v->scopes || !v->site)
+	if (v->scopes || !v->site || v->site->btf)
 		return;
 	v->nscopes = site_scopes(v->site, &v->scopes);
 	if (v->nscopes < 0)
@@ -1146,6 +1147,62 @@ static int pieces_access(struct vctx *v, struct dwarf_access *a,
 	return 1;
 }
 
+/* A tracepoint argument's base: memory at its slot of the handler's
+ * array, through sp (dwarf-api.h's struct trace_arg). */
+static void slot_base(struct vctx *v, struct dwarf_access *a, unsigned slot)
+{
+	struct dwarf_op *op = ANEW(&v->s->arena, struct dwarf_op);
+
+	a->base.kind = DWARF_LOC_MEM;
+	a->base.simple = true;
+	a->base.reg = 7;		/* sp */
+	a->base.offset = 8 * (int64_t)slot;
+	op->atom = DW_OP_breg7;
+	op->n1 = (uint64_t)a->base.offset;
+	a->base.ops = op;
+	a->base.nops = 1;
+}
+
+static void unknown_tracepoint_var(struct vctx *v, const char *name,
+				   const struct loc *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (int i = 0; f && i < v->site->ntargs; i++)
+		fprintf(f, "$%s, ", v->site->targs[i].name);
+	if (f)
+		fclose(f);
+	verr(v, l, "unable to find tracepoint variable '$%s' (alternatives: "
+	     "%s$$name, $$vars, $$parms)", name, buf ? buf : "");
+	free(buf);
+}
+
+static void btf_err(void *arg, const struct loc *l, const char *msg)
+{
+	verr(arg, l, "%s", msg);
+}
+
+/* A tracepoint's argument typed by BTF (btf.c). */
+static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
+				       const char *name,
+				       const struct chain *chain, bool addr,
+				       const struct loc *l)
+{
+	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+	int i = 0;
+
+	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
+		i++;
+	if (i == v->site->ntargs) {
+		unknown_tracepoint_var(v, name, l);
+		return NULL;
+	}
+	slot_base(v, a, v->site->targs[i].slot);
+	return btf_access(&r, a, v->site->targs[i].btf_type, chain, addr, l);
+}
+
 /* A tracepoint's argument: memory at slot * 8 from the handler's
  * array of them (struct trace_arg), through sp. */
 static struct dwarf_access *tracepoint_arg(struct vctx *v,
@@ -1154,7 +1211,6 @@ static struct dwarf_access *tracepoint_arg(struct vctx *v,
 					   const struct chain *chain,
 					   bool addr, const struct loc *l)
 {
-	struct dwarf_op *op = ANEW(&v->s->arena, struct dwarf_op);
 	int i = 0;
 
 	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
@@ -1164,14 +1220,7 @@ static struct dwarf_access *tracepoint_arg(struct vctx *v,
 		     "cannot take", name);
 		return NULL;
 	}
-	a->base.kind = DWARF_LOC_MEM;
-	a->base.simple = true;
-	a->base.reg = 7;		/* sp */
-	a->base.offset = 8 * (int64_t)v->site->targs[i].slot;
-	op->atom = DW_OP_breg7;
-	op->n1 = (uint64_t)a->base.offset;
-	a->base.ops = op;
-	a->base.nops = 1;
+	slot_base(v, a, v->site->targs[i].slot);
 	return build(v, a, type, true, chain, addr, l);
 }
 
@@ -1193,6 +1242,8 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 	a->text = arena_strdup(&v->s->arena, text);
 	free(text);
 	a->site = v->site;
+	if (v->site->btf)
+		return btf_target(v, a, name, chain, addr, l);
 	if (strcmp(name, "return") == 0 && v->site->is_return) {
 		Dwarf_Die fn;
 
@@ -1209,9 +1260,7 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 	}
 	if (!find_var(v, name, &var)) {
 		if (v->site->tracepoint)
-			verr(v, l, "unable to find tracepoint variable '$%s' "
-			     "(alternatives: %s%s$$name, $$vars, $$parms)",
-			     name, alternatives(v), v->site->ntargs ? ", " : "");
+			unknown_tracepoint_var(v, name, l);
 		else
 			verr(v, l, "unable to find local '%s', %s "
 			     "(alternatives: %s)", name, where(v),
@@ -1328,7 +1377,24 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 		mod = NULL;
 	else if (!mod && v->site && strcmp(v->site->module, "kernel") != 0)
 		mod = v->site->module;
+	text = chain_text(arena_printf(&v->s->arena, "@cast(..., \"%s\")",
+				       x->str), x->chain);
+	a->text = arena_strdup(&v->s->arena, text);
+	free(text);
+	a->site = v->site;
+	a->cast = x->a;
 	u = dwarf_unit_for(v->s, mod);
+	if (!u && !mod && btf_available(v->s)) {
+		struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+		uint32_t id;
+
+		if (!btf_find_type(v->s, x->str, &id)) {
+			verr(v, &x->loc, "type definition '%s' not found in the "
+			     "kernel's BTF", x->str);
+			return NULL;
+		}
+		return btf_access(&r, a, id, x->chain, x->addr, &x->loc);
+	}
 	if (!u) {
 		verr(v, &x->loc, "@cast type '%s' needs debuginfo for '%s': "
 		     "install the %s package", x->str, mod ? mod : "kernel",
@@ -1340,12 +1406,6 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 		     x->str, mod ? mod : "kernel");
 		return NULL;
 	}
-	text = chain_text(arena_printf(&v->s->arena, "@cast(..., \"%s\")",
-				       x->str), x->chain);
-	a->text = arena_strdup(&v->s->arena, text);
-	free(text);
-	a->site = v->site;
-	a->cast = x->a;
 	return build(v, a, &type, true, x->chain, x->addr, &x->loc);
 }
 

@@ -3,7 +3,8 @@
  * A point names tracepoints by a glob of their names, optionally after
  * a glob of their systems ("sched:*", "*:sched_switch"). They resolve
  * through the kernel's debuginfo (dwarf-trace.c: each tracepoint's
- * iterator gives its arguments), one probe per tracepoint, named as
+ * iterator gives its arguments), or without it through the kernel's BTF
+ * (btf.c: the same iterators' prototypes), one probe per tracepoint, named as
  * SystemTap names them: kernel.trace("sched:sched_switch"). The probe
  * is no kprobe: its handler, with the tracepoint's prototype, is
  * registered on the tracepoint found by name when the session starts
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debuginfo/btf-api.h"
 #include "debuginfo/dwarf-api.h"
 #include "provider.h"
 #include "xalloc.h"
@@ -27,12 +29,21 @@ static bool wild(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
+/* The tracepoints named like glob: from the debuginfo, else the BTF. */
+static int tracepoints(struct session *s, const char *glob,
+		       struct dwarf_site ***out, const char **why)
+{
+	if (dwarf_available(s, NULL))
+		return dwarf_tracepoints(s, NULL, glob, out, why);
+	return btf_tracepoints(s, glob, out, why);
+}
+
 /* Up to five tracepoints named like name, for the error. */
 static const char *similar(struct elab *e, const char *name)
 {
 	struct dwarf_site **all;
 	const char *why, *sim, **names;
-	int n = dwarf_tracepoints(e->s, NULL, "*", &all, &why);
+	int n = tracepoints(e->s, "*", &all, &why);
 
 	if (n <= 0)
 		return NULL;
@@ -62,13 +73,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "SYSTEM:NAME");
 		return -1;
 	}
-	if (!dwarf_available(s, NULL)) {
-		elab_error(e, &pp->loc, "probe point '%s' needs the kernel's "
-			   "debuginfo, which is not installed: install the %s "
-			   "package", pp_text(s, pp), dwarf_package(s));
-		return -1;
-	}
-	n = dwarf_tracepoints(s, NULL, name, &sites, &why);
+	n = tracepoints(s, name, &sites, &why);
 	if (n < 0) {
 		elab_error(e, &tc->arg->loc, "%s", why);
 		return -1;
