@@ -161,6 +161,12 @@ void tp_uprobes_running(void);		/* once RUNNING: the processes
 					 * there already */
 void tp_uprobes_stop(void);		/* no handler runs afterwards */
 void tp_uprobes_free(void);
+/* ---- tracepoint.c ---- */
+int tp_tracepoints_init(void);		/* module init: allocation */
+int tp_tracepoints_start(void);		/* session start: refusals warn */
+void tp_tracepoints_stop(void);		/* session stop: no handler runs
+					 * after it */
+void tp_tracepoints_free(void);
 
 /* ---- tp_run_probe(): the path of every probe hit, inline ---- */
 

@@ -3,11 +3,12 @@
  * session.c - the module's life: module_init/module_exit, and the
  * session the loader drives through the transport (transport.h):
  *
- *   load     contexts, timers and kprobes allocated, globals initialized,
- *            transport up; state STARTING
+ *   load     contexts, timers, kprobes and tracepoint probes allocated,
+ *            globals initialized, transport up; state STARTING
  *   START    tp_session_start(): the begin probes run (ascending
- *            priority, then script order), then timers and kprobes are
- *            placed; state RUNNING (unless a begin probe ended the run)
+ *            priority, then script order), then timers, kprobes and
+ *            tracepoint probes are placed; state RUNNING (unless a
+ *            begin probe ended the run)
  *   exit()   state STOPPING (MAXERRORS, MAXSKIPPED: ERROR); the loader
  *            is asked to stop
  *   STOP     tp_session_stop(): every probe removed and running handlers
@@ -146,6 +147,8 @@ int tp_session_start(void)
 		rc = tp_kprobes_start();
 	if (rc == 0)
 		rc = tp_uprobes_start();
+	if (rc == 0)
+		rc = tp_tracepoints_start();
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
 		 * run the error probes; the run is over. */
@@ -157,6 +160,7 @@ int tp_session_start(void)
 		tp_timers_stop();
 		tp_kprobes_stop();
 		tp_uprobes_stop();
+		tp_tracepoints_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
 		tp_run_ordered(TP_PROBE_ERROR);
@@ -309,6 +313,7 @@ void tp_session_stop(void)
 	tp_timers_stop();
 	tp_kprobes_stop();
 	tp_uprobes_stop();
+	tp_tracepoints_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
 
@@ -362,6 +367,7 @@ void tp_session_stop(void)
 static void tp_free_all(void)
 {
 	tp_uprobes_free();
+	tp_tracepoints_free();
 	tp_kprobes_free();
 	tp_timers_free();
 	tp_contexts_free();
@@ -379,6 +385,8 @@ static int __init tp_module_init(void)
 		rc = tp_kprobes_init();
 	if (rc == 0)
 		rc = tp_uprobes_init();
+	if (rc == 0)
+		rc = tp_tracepoints_init();
 	if (rc)
 		goto fail;
 	if (tapir_module.init_globals) {

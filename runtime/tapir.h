@@ -175,6 +175,7 @@ enum tp_probe_kind {
 	TP_PROBE_UPROBE,		/* process("p").function("f")[.return],
 					 * .statement(ADDR) */
 	TP_PROBE_PROCESS,		/* process.begin/end/thread.begin/... */
+	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -240,6 +241,13 @@ struct tp_probe {
 	long pid;			/* process(PID), else 0: its events,
 					 * or its hits of PATH's uprobes */
 	enum tp_proc_event event;	/* PROCESS */
+	/* TP_PROBE_TRACEPOINT: the kernel's tracepoint named tracepoint
+	 * (optional: `?`, no warning when it is not there), and the
+	 * generated handler with its exact prototype, void (*)(void
+	 * *data, ARGS), which hands the probe its ARGS (c->regs NULL,
+	 * c->data: a struct pt_regs whose sp points at them) */
+	const char *tracepoint;
+	void *tp_handler;
 };
 
 /* ---- The module, as the generated code describes it ---- */

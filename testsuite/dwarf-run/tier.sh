@@ -68,15 +68,23 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 		cp "/usr/lib/debug/boot/System.map-$rel" "$t/System.map" 2>/dev/null
 		[ "$tool" = stap ] && ln -s "$TIER_DEBUGINFO" "$t/vmlinux"
 	fi
+	# stap reads the tracepoints' headers (include/trace/events/) under
+	# the tree's source link: Debian's -common headers, which the
+	# tree's Makefile includes
+	if [ "$tool" = stap ]; then
+		e=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$hdrs/Makefile")
+		[ -n "$e" ] && [ -d "$e/include/trace" ] && ln -s "$e" "$t/source"
+	fi
 	TIER_TREE=$t
 	VMEXTRA=(--module "$TM_KO" --file "$TM_DRIVE:/bin/drive")
 	return 0
 }
 
 case_skip() {	# case_skip NAME: why NAME cannot run here (nothing if it can)
-	# kernel probes, and @var("name@file") of a kernel global
+	# kernel probes (tracepoints too: their arguments come from the
+	# debuginfo), and @var("name@file") of a kernel global
 	if [ ! -f "$TIER_DEBUGINFO" ] &&
-	   grep -qE 'kernel\.(function|statement)|@var\("[^"@]*@[^"]*"\)' "$1.stp"; then
+	   grep -qE 'kernel\.(function|statement|trace)|@var\("[^"@]*@[^"]*"\)' "$1.stp"; then
 		echo "needs the kernel's debuginfo ($TIER_DEBUGINFO)"
 	fi
 }

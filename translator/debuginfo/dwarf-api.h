@@ -82,6 +82,18 @@ struct dwarf_site {
 	bool exported;		/* a global function (DW_AT_external): what
 				 * stap's .exported selects */
 	bool optimized;		/* the CU was built with -O (gcc) */
+	/* a tracepoint (kernel.trace): the site is the tracepoint's
+	 * iterator __traceiter_NAME(void *__data, ARGS), whose parameters
+	 * after __data name and type ARGS; the probe is no kprobe, and
+	 * ARGS are read from the slots the handler stores them in (struct
+	 * trace_arg), not from the iterator's locations */
+	const char *tracepoint;		/* "sched_switch", or NULL */
+	const char *tp_system;		/* "sched" */
+	const struct trace_arg *targs;
+	int ntargs;
+	int nslots;			/* 8-byte slots of all ARGS */
+	bool btf;			/* from BTF, not DWARF (btf-api.h):
+					 * no unit, file, line or DIEs */
 	/* internal: where to find the DIEs again */
 	struct dwarf_unit *unit;
 	uint64_t die;		/* subprogram or inlined_subroutine */
@@ -89,6 +101,21 @@ struct dwarf_site {
 	uint64_t cu_die;
 	uint64_t top_die;	/* the CU's child holding die (== die for a
 				 * function) */
+};
+
+/* One argument of a tracepoint, as the handler declares and stores it:
+ * each takes whole 8-byte slots of an array whose address the handler
+ * gives its probe (the probe's c->data); pass 2 reads an argument as
+ * memory at that array plus 8 * slot, through register 7 (sp) of a
+ * struct pt_regs whose sp the handler points at the array. */
+struct trace_arg {
+	const char *name;	/* "prev" */
+	const char *ctype;	/* the prototype's type, the same ABI class
+				 * and size as the argument's own: "void *",
+				 * "bool", "u32", "s64", "struct tpg_blob_16" */
+	unsigned size;		/* bytes */
+	unsigned slot;		/* its first slot */
+	uint32_t btf_type;	/* from BTF (btf-api.h): its type id */
 };
 
 /* What a point asks for. */
@@ -100,6 +127,8 @@ struct dwarf_query {
 	bool line_any;		/* "file:*" */
 	bool statement;		/* kernel.statement */
 	bool call, inline_only, exported, is_return;
+	bool tracepoints;	/* iterators of tracepoints: no kprobe goes
+				 * there, so no blacklist applies */
 };
 
 /* A user-space program's own debuginfo as a unit, named by its path
@@ -121,6 +150,14 @@ int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
  * with *why for a malformed one. */
 bool dwarf_parse_pattern(struct session *s, const char *pat,
 			 struct dwarf_query *q, const char **why);
+
+/* Tracepoints whose name matches the glob, from the debuginfo of
+ * the kernel (module: NULL) or of a module: one site each (sorted by
+ * name, prototype filled in). -1 with *why when the debuginfo is not
+ * there. */
+int dwarf_tracepoints(struct session *s, const char *module,
+		      const char *glob, struct dwarf_site ***out,
+		      const char **why);
 
 /* The site's canonical point text without the suffix components:
  * kernel.function("vfs_read@fs/read_write.c:450"). */
@@ -280,8 +317,9 @@ void dwarf_list_vars(struct session *s, FILE *out,
 		     const struct dwarf_site *site);
 
 /* -p2: the probe address as a comment after the probe's name
- * ("pc=_stext+0x34cc50" in comment markers), and the resolved accesses
- * of its body under it. */
+ * ("pc=_stext+0x34cc50" in comment markers; none for a tracepoint, whose
+ * arguments show as memory at sp, the handler's slots), and the resolved
+ * accesses of its body under it. */
 void dwarf_dump_pc(FILE *out, const struct dwarf_site *site);
 void dwarf_dump_targets(FILE *out, const struct dprobe *p);
 /* An access in SystemTap's -p2 notation: @kderef(8, (@kregister(5)) + (32)). */

@@ -10,6 +10,7 @@
 
 #include "dwarf-api.h"
 #include "session.h"
+#include "strmap.h"
 
 /* One function of the index: a top-level DW_TAG_subprogram that defines
  * code (an out-of-line function, or the abstract root of an inline one,
@@ -89,6 +90,12 @@ struct dwarf_ctx {
 	bool mods_listed;
 	regex_t bl_fn, bl_fn_ret, bl_file, bl_section;
 	bool bl_ready;
+	struct strmap tp_systems;	/* header file -> its TRACE_SYSTEM */
+	struct strmap tp_events;	/* tracepoint -> its event's system */
+	bool tp_events_loaded;
+	struct btf_ctx *btf;		/* btf.c */
+	struct strmap tp_declared;	/* tracepoint -> its header's system */
+	bool tp_declared_loaded;
 };
 
 struct dwarf_ctx *dwarf_ctx(struct session *s);
@@ -98,6 +105,18 @@ const char *dwarf_strip_prefix(const char *file);
 
 /* dwarf.c */
 const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
+/* dwarf-trace.c: tracepoint -> its event's system, from a vmlinux's
+ * __event_NAME symbols (offsets of trace_event_call.class and
+ * trace_event_class.system) */
+void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
+			 int64_t sys_off, struct strmap *out);
+/* "u32", "s64": a tracepoint prototype's integer type (dwarf-trace.c) */
+const char *dwarf_int_ctype(int64_t size, bool is_signed);
+/* The system of a tracepoint declared without an event (DECLARE_TRACE)
+ * in the kernel's include/trace/events/ headers, or NULL. */
+const char *dwarf_declared_system(struct session *s, const char *name);
+/* n bytes at a link-time address of the vmlinux (ET_EXEC) */
+bool dwarf_read_addr(Elf *elf, uint64_t addr, void *buf, size_t n);
 Dwarf_CFI *dwarf_unit_cfi(struct dwarf_unit *u);
 
 /* dwarf-types.c */
@@ -154,6 +173,7 @@ const char *where(struct vctx *v);
 bool each_var(Dwarf_Die *scopes, int n,
 	      bool (*fn)(Dwarf_Die *var, void *arg), void *arg);
 const char *die_name(Dwarf_Die *d);
+bool traceiter(Dwarf_Die *d);	/* a tracepoint's __traceiter_NAME */
 bool die_type(Dwarf_Die *d, Dwarf_Die *t);
 bool find_var(struct vctx *v, const char *name, Dwarf_Die *out);
 const char *alternatives(struct vctx *v);	/* "$file, $buf, ..." */

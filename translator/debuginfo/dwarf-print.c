@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "elaborate/elab-internal.h"
 #include "parse/print.h"
@@ -30,7 +31,8 @@ static bool list_cb(Dwarf_Die *var, void *arg)
 	Dwarf_Die type;
 
 	/* a location here, or a constant (gcc's constant propagation) */
-	if (!n || (var_ops(var, l->pc, &attr, &ops, &nops) <= 0 &&
+	if (!n || (!l->v->site->tracepoint &&
+		   var_ops(var, l->pc, &attr, &ops, &nops) <= 0 &&
 		   !dwarf_hasattr_integrate(var, DW_AT_const_value)) ||
 	    !die_type(var, &type) || !(tn = dwt_name(l->v->s, &type)))
 		return false;
@@ -45,6 +47,10 @@ void dwarf_list_vars(struct session *s, FILE *out,
 	struct dprobe fake;
 	struct listing l;
 
+	if (site->btf) {
+		btf_list_vars(s, out, site);
+		return;
+	}
 	if (!site->decl_file)
 		return;		/* a symbol: no variables */
 	memset(&fake, 0, sizeof(fake));
@@ -83,6 +89,8 @@ void dwarf_list_vars(struct session *s, FILE *out,
 
 void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
 {
+	if (site->tracepoint)	/* no address: a handler on the tracepoint */
+		return;
 	if (strcmp(site->module, "kernel") == 0)
 		fprintf(out, " /* pc=%s+%#llx */", site->reloc_base,
 			(unsigned long long)site->reloc_offset);

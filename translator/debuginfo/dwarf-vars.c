@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "elaborate/elab-internal.h"
 #include "kconfig.h"
@@ -159,7 +160,7 @@ static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 /* The scopes are found on first need: many probes use no variable. */
 void ensure_scopes(struct vctx *v)
 {
-	if (v->scopes || !v->site)
+	if (v->scopes || !v->site || v->site->btf)
 		return;
 	v->nscopes = site_scopes(v->site, &v->scopes);
 	if (v->nscopes < 0)
@@ -206,6 +207,18 @@ bool die_type(Dwarf_Die *d, Dwarf_Die *t)
 	       dwarf_formref_die(&a, t) != NULL;
 }
 
+/* A tracepoint's iterator, __traceiter_NAME(void *__data, ARGS): its
+ * variables are ARGS alone (__data and its locals are the kernel's). */
+bool traceiter(Dwarf_Die *d)
+{
+	const char *n;
+
+	if (dwarf_tag(d) != DW_TAG_subprogram)
+		return false;
+	n = die_name(d);
+	return n && strncmp(n, "__traceiter_", 12) == 0;
+}
+
 /* Calls fn for each variable of the scopes (not the CU's), innermost
  * first; stops when fn returns true. */
 bool each_var(Dwarf_Die *scopes, int n,
@@ -213,13 +226,22 @@ bool each_var(Dwarf_Die *scopes, int n,
 {
 	for (int i = 0; i < n; i++) {
 		Dwarf_Die c;
+		bool tp, first = true;
 
 		if (dwarf_tag(&scopes[i]) == DW_TAG_compile_unit)
 			break;
+		tp = traceiter(&scopes[i]);
 		if (dwarf_child(&scopes[i], &c) != 0)
 			continue;
 		do {
-			if (is_var(&c) && fn(&c, arg))
+			if (!is_var(&c))
+				continue;
+			if (tp && (dwarf_tag(&c) != DW_TAG_formal_parameter ||
+				   first)) {
+				first = false;
+				continue;
+			}
+			if (fn(&c, arg))
 				return true;
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
@@ -256,6 +278,8 @@ bool find_var(struct vctx *v, const char *name, Dwarf_Die *out)
 		*out = f.found;
 		return true;
 	}
+	if (v->site->tracepoint)
+		return false;
 	if (!cu_die(v->u, v->site, &cu) || dwarf_child(&cu, &c) != 0)
 		return false;
 	/* a global's definition (with a location) rather than the
@@ -1123,6 +1147,83 @@ static int pieces_access(struct vctx *v, struct dwarf_access *a,
 	return 1;
 }
 
+/* A tracepoint argument's base: memory at its slot of the handler's
+ * array, through sp (dwarf-api.h's struct trace_arg). */
+static void slot_base(struct vctx *v, struct dwarf_access *a, unsigned slot)
+{
+	struct dwarf_op *op = ANEW(&v->s->arena, struct dwarf_op);
+
+	a->base.kind = DWARF_LOC_MEM;
+	a->base.simple = true;
+	a->base.reg = 7;		/* sp */
+	a->base.offset = 8 * (int64_t)slot;
+	op->atom = DW_OP_breg7;
+	op->n1 = (uint64_t)a->base.offset;
+	a->base.ops = op;
+	a->base.nops = 1;
+}
+
+static void unknown_tracepoint_var(struct vctx *v, const char *name,
+				   const struct loc *l)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (int i = 0; f && i < v->site->ntargs; i++)
+		fprintf(f, "$%s, ", v->site->targs[i].name);
+	if (f)
+		fclose(f);
+	verr(v, l, "unable to find tracepoint variable '$%s' (alternatives: "
+	     "%s$$name, $$vars, $$parms)", name, buf ? buf : "");
+	free(buf);
+}
+
+static void btf_err(void *arg, const struct loc *l, const char *msg)
+{
+	verr(arg, l, "%s", msg);
+}
+
+/* A tracepoint's argument typed by BTF (btf.c). */
+static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
+				       const char *name,
+				       const struct chain *chain, bool addr,
+				       const struct loc *l)
+{
+	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+	int i = 0;
+
+	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
+		i++;
+	if (i == v->site->ntargs) {
+		unknown_tracepoint_var(v, name, l);
+		return NULL;
+	}
+	slot_base(v, a, v->site->targs[i].slot);
+	return btf_access(&r, a, v->site->targs[i].btf_type, chain, addr, l);
+}
+
+/* A tracepoint's argument: memory at slot * 8 from the handler's
+ * array of them (struct trace_arg), through sp. */
+static struct dwarf_access *tracepoint_arg(struct vctx *v,
+					   struct dwarf_access *a,
+					   const char *name, Dwarf_Die *type,
+					   const struct chain *chain,
+					   bool addr, const struct loc *l)
+{
+	int i = 0;
+
+	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
+		i++;
+	if (i == v->site->ntargs) {
+		verr(v, l, "tracepoint variable '$%s' has a type the handler "
+		     "cannot take", name);
+		return NULL;
+	}
+	slot_base(v, a, v->site->targs[i].slot);
+	return build(v, a, type, true, chain, addr, l);
+}
+
 /* $name (with its chain) at the site. */
 struct dwarf_access *target(struct vctx *v, const char *name,
 				   const struct chain *chain, bool addr,
@@ -1141,6 +1242,8 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 	a->text = arena_strdup(&v->s->arena, text);
 	free(text);
 	a->site = v->site;
+	if (v->site->btf)
+		return btf_target(v, a, name, chain, addr, l);
 	if (strcmp(name, "return") == 0 && v->site->is_return) {
 		Dwarf_Die fn;
 
@@ -1156,14 +1259,20 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 		return build(v, a, &type, false, chain, addr, l);
 	}
 	if (!find_var(v, name, &var)) {
-		verr(v, l, "unable to find local '%s', %s (alternatives: %s)",
-		     name, where(v), alternatives(v));
+		if (v->site->tracepoint)
+			unknown_tracepoint_var(v, name, l);
+		else
+			verr(v, l, "unable to find local '%s', %s "
+			     "(alternatives: %s)", name, where(v),
+			     alternatives(v));
 		return NULL;
 	}
 	if (!die_type(&var, &type)) {
 		verr(v, l, "'$%s' has no type %s", name, where(v));
 		return NULL;
 	}
+	if (v->site->tracepoint)
+		return tracepoint_arg(v, a, name, &type, chain, addr, l);
 	/* a parameter in a return probe is its value at entry */
 	if (v->site->is_return && !v->in_entry && !v->atvar) {
 		if (!v->trial)
@@ -1268,7 +1377,24 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 		mod = NULL;
 	else if (!mod && v->site && strcmp(v->site->module, "kernel") != 0)
 		mod = v->site->module;
+	text = chain_text(arena_printf(&v->s->arena, "@cast(..., \"%s\")",
+				       x->str), x->chain);
+	a->text = arena_strdup(&v->s->arena, text);
+	free(text);
+	a->site = v->site;
+	a->cast = x->a;
 	u = dwarf_unit_for(v->s, mod);
+	if (!u && !mod && btf_available(v->s)) {
+		struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+		uint32_t id;
+
+		if (!btf_find_type(v->s, x->str, &id)) {
+			verr(v, &x->loc, "type definition '%s' not found in the "
+			     "kernel's BTF", x->str);
+			return NULL;
+		}
+		return btf_access(&r, a, id, x->chain, x->addr, &x->loc);
+	}
 	if (!u) {
 		verr(v, &x->loc, "@cast type '%s' needs debuginfo for '%s': "
 		     "install the %s package", x->str, mod ? mod : "kernel",
@@ -1280,12 +1406,6 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 		     x->str, mod ? mod : "kernel");
 		return NULL;
 	}
-	text = chain_text(arena_printf(&v->s->arena, "@cast(..., \"%s\")",
-				       x->str), x->chain);
-	a->text = arena_strdup(&v->s->arena, text);
-	free(text);
-	a->site = v->site;
-	a->cast = x->a;
 	return build(v, a, &type, true, x->chain, x->addr, &x->loc);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "elaborate/elab-internal.h"
 #include "xalloc.h"
@@ -389,6 +390,51 @@ static bool collect_cb(Dwarf_Die *var, void *arg)
 	return false;
 }
 
+/* $$name, $$vars and $$parms of a tracepoint typed by BTF: each
+ * argument's value, {...} for a structure passed by value. */
+static struct expr *btf_ctxvar(struct vctx *v, struct expr *x)
+{
+	const struct dwarf_site *site = v->site;
+	struct fmt m;
+
+	if (strcmp(x->str, "name") == 0)
+		return str_expr(v, site->tracepoint, &x->loc);
+	if (strcmp(x->str, "vars") && strcmp(x->str, "parms")) {
+		verr(v, &x->loc, "unknown context variable '$$%s' (expected "
+		     "$$name, $$vars or $$parms)", x->str);
+		return NULL;
+	}
+	if (x->pretty) {
+		verr(v, &x->loc, "pretty printing '$$%s$' needs the kernel's "
+		     "debuginfo: install the %s package", x->str,
+		     dwarf_package(v->s));
+		return NULL;
+	}
+	fmt_open(&m);
+	for (int i = 0; i < site->ntargs; i++) {
+		const char *n = site->targs[i].name;
+		struct dwarf_access *a;
+		bool saved = v->trial, failed = v->failed;
+
+		fprintf(m.f, "%s%s=", i ? " " : "", n);
+		if (btf_is_aggregate(v->s, site->targs[i].btf_type)) {
+			fputs("{...}", m.f);
+			continue;
+		}
+		v->trial = true;
+		a = target(v, n, NULL, false, &x->loc);
+		v->trial = saved;
+		v->failed = failed;
+		if (!a) {
+			fputs("?", m.f);
+			continue;
+		}
+		fputs("%#x", m.f);
+		fmt_arg(&m, access_expr(v, a, &x->loc));
+	}
+	return fmt_close(v, &m, &x->loc);
+}
+
 /* $$vars, $$parms, $$locals, $$return (pretty: $$vars$ ...). */
 static struct expr *ctxvar(struct vctx *v, struct expr *x)
 {
@@ -397,6 +443,15 @@ static struct expr *ctxvar(struct vctx *v, struct expr *x)
 	bool first = true;
 	Dwarf_Die own;
 
+	if (v->site->tracepoint) {
+		if (strcmp(x->str, "name") == 0)
+			return str_expr(v, v->site->tracepoint, &x->loc);
+		if (strcmp(x->str, "vars") && strcmp(x->str, "parms")) {
+			verr(v, &x->loc, "unknown context variable '$$%s' "
+			     "(expected $$name, $$vars or $$parms)", x->str);
+			return NULL;
+		}
+	}
 	if (strcmp(x->str, "return") == 0) {
 		Dwarf_Die fn, type;
 
@@ -664,7 +719,14 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 		}
 		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
 			return false;	/* resolve.c says why */
-		if (!v->site->decl_file) {
+		if (v->site->btf && x->pretty) {
+			verr(v, &x->loc, "pretty printing '$%s$' needs the "
+			     "kernel's debuginfo (its BTF has the types, not "
+			     "the printing): install the %s package", x->str,
+			     dwarf_package(v->s));
+			return false;
+		}
+		if (!v->site->decl_file && !v->site->btf) {
 			verr(v, &x->loc, "debuginfo scope not found for '%s' "
 			     "(only its symbol is known), cannot resolve "
 			     "context variable '$%s'", v->p->name, x->str);
@@ -692,6 +754,13 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 		}
 		if (strcmp(x->str, "return") == 0 && !v->site->is_return)
 			return false;
+		if (v->site->btf) {
+			r = btf_ctxvar(v, x);
+			if (!r)
+				return false;
+			replace(x, r);
+			return true;
+		}
 		if (!v->site->decl_file) {
 			/* a symbol without DWARF: no variables, as in stap */
 			r = str_expr(v, "", &x->loc);

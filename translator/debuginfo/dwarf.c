@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "btf-api.h"
 #include "dwarf-internal.h"
 #include "kconfig.h"
 #include "build/kfeature.h"
@@ -78,6 +79,7 @@ static void unit_free(struct dwarf_unit *u)
 
 void dwarf_free(struct session *s)
 {
+	btf_free(s);
 	struct dwarf_ctx *c = s->dwarf;
 
 	if (!c)
@@ -161,22 +163,71 @@ static struct dwarf_unit *open_kernel_file(const char *path)
 	return u;
 }
 
+/*
+ * The folders holding debuginfo: those SYSTEMTAP_DEBUGINFO_PATH lists
+ * (':'-separated, as stap and elfutils read it; its entries that are not
+ * absolute folders, "+" and ".debug", name places beside the binaries,
+ * which kernels do not use), else /usr/lib/debug. Pointing it at an
+ * empty folder hides the kernel's debuginfo (the BTF path then serves).
+ * NULL-terminated, malloc'd.
+ */
+static char **debug_roots(void)
+{
+	const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	char **v = xcalloc(2, sizeof(*v));
+	int n = 0;
+
+	if (!env) {
+		v[0] = xstrdup("/usr/lib/debug");
+		return v;
+	}
+	for (const char *p = env; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len && p[0] == '/') {
+			v = xrealloc(v, (size_t)(n + 2) * sizeof(*v));
+			v[n++] = xasprintf("%.*s", (int)len, p);
+			v[n] = NULL;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return v;
+}
+
+static void free_roots(char **v)
+{
+	for (int i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void open_kernel(struct session *s, struct dwarf_ctx *c)
 {
 	struct kconfig *k = kconfig_get(s);
-	char *tries[3];
-	int n = 0;
+	char **roots = debug_roots();
+	char **tries;
+	int n = 0, nroots = 0;
 
+	while (roots[nroots])
+		nroots++;
+	tries = xcalloc((size_t)(2 * nroots + 2), sizeof(*tries));
 	if (k->build_dir)
 		tries[n++] = xasprintf("%s/vmlinux", k->build_dir);
-	tries[n++] = xasprintf("/usr/lib/debug/boot/vmlinux-%s", k->release);
-	tries[n++] = xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux",
-			       k->release);
+	for (int i = 0; i < nroots; i++) {
+		tries[n++] = xasprintf("%s/boot/vmlinux-%s", roots[i],
+				       k->release);
+		tries[n++] = xasprintf("%s/lib/modules/%s/vmlinux", roots[i],
+				       k->release);
+	}
+	free_roots(roots);
 	for (int i = 0; i < n; i++) {
 		if (!c->kernel)
 			c->kernel = open_kernel_file(tries[i]);
 		free(tries[i]);
 	}
+	free(tries);
 	if (c->kernel && s->verbose)
 		fprintf(s->err, "tapir: kernel debuginfo from %s\n",
 			c->kernel->path);
@@ -240,14 +291,18 @@ static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
 static void list_modules(struct session *s, struct dwarf_ctx *c)
 {
 	struct kconfig *k = kconfig_get(s);
-	char *p;
+	char **roots, *p;
 
 	if (c->mods_listed)
 		return;
 	c->mods_listed = true;
-	p = xasprintf("/usr/lib/debug/lib/modules/%s/kernel", k->release);
-	find_modules(c, p, 0);
-	free(p);
+	roots = debug_roots();
+	for (int i = 0; roots[i]; i++) {
+		p = xasprintf("%s/lib/modules/%s/kernel", roots[i], k->release);
+		find_modules(c, p, 0);
+		free(p);
+	}
+	free_roots(roots);
 	/* a build tree's own modules, unstripped */
 	if (k->build_dir)
 		find_modules(c, k->build_dir, 4);
@@ -371,7 +426,7 @@ static int range_cmp(const void *a, const void *b)
 }
 
 /* The bytes at a link-time address of an ET_EXEC file. */
-static bool read_addr(Elf *elf, uint64_t addr, void *buf, size_t n)
+bool dwarf_read_addr(Elf *elf, uint64_t addr, void *buf, size_t n)
 {
 	Elf_Scn *scn = NULL;
 
@@ -418,7 +473,7 @@ static void load_blacklist(struct dwarf_unit *u, uint64_t start_bl,
 		uint64_t fn;
 		const struct fsym *f;
 
-		if (!read_addr(u->elf, a, &fn, 8))
+		if (!dwarf_read_addr(u->elf, a, &fn, 8))
 			break;
 		f = dwarf_symbol_at(u, fn);
 		if (f && f->addr == fn)
@@ -1213,7 +1268,7 @@ static bool read_code(struct dwarf_unit *u, uint64_t addr, void *buf,
 	GElf_Shdr sh;
 
 	if (!u->dwfl)
-		return read_addr(u->elf, addr, buf, n);
+		return dwarf_read_addr(u->elf, addr, buf, n);
 	scn = dwfl_module_address_section(u->mod, &a, &bias);
 	if (!scn || !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) ||
 	    !d->d_buf || a + n > d->d_size)
@@ -1272,7 +1327,7 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 	site->fn_die = dwarf_dieoffset(fn);
 	site->cu_die = dwarf_dieoffset(cu);
 	site->top_die = site->die;
-	bl = stap_blacklisted(s, f->u, site);
+	bl = f->q->tracepoints ? NULL : stap_blacklisted(s, f->u, site);
 	if (bl) {
 		if (!f->why)
 			f->why = bl;

@@ -410,7 +410,8 @@ int dump_probe_aliases(struct session *s, FILE *out)
 int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
-		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_process, NULL
+		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace,
+		&pp_process, NULL
 	};
 
 	(void)s;

@@ -101,6 +101,7 @@ struct dprobe {
 	uint64_t uprobe_offset;			/* its file offset, */
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
 	const struct umark *mark;		/* .mark(): its SDT note */
+	const char *tracepoint;			/* kernel.trace: its name */
 	struct dprobe *next;
 };
 

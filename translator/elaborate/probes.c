@@ -20,7 +20,7 @@
 #define MAX_ALIAS_DEPTH 32
 
 static const struct provider *const providers[] = {
-	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_process,
+	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_process,
 	&pp_unsupported, NULL
 };
 

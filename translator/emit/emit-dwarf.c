@@ -807,7 +807,9 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 	g.em = em;
 	g.b = b;
 	g.load = b->probe->process ? "tp_dw_uload" : "tp_dw_load";
-	g.regs = "c->regs";
+	/* a tracepoint's arguments: the handler's (emit-trace.c) */
+	g.regs = b->probe->tracepoint ? "((struct pt_regs *)c->data)" :
+		 "c->regs";
 	g.near = access_near(em, x);
 	g.loc = &x->loc;
 	g.text = a->text;

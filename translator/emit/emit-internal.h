@@ -247,4 +247,13 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 void emit_dwarf_relocs(struct em *em, FILE *o);
 void emit_dwarf_module_fields(struct em *em, FILE *o);
 
+/* emit-trace.c: kernel.trace handlers, declared before the probe table
+ * and defined after it, and the table entry's fields */
+void emit_trace_handler_decl(const struct dprobe *p, const char *handler,
+			     FILE *o);
+void emit_trace_handler_def(const struct dprobe *p, const char *handler,
+			    int index, FILE *o);
+void emit_trace_fields(struct em *em, const struct dprobe *p,
+		       const char *handler, FILE *o);
+
 #endif

@@ -488,7 +488,8 @@ static void preamble(struct em *em, bool kprobes, FILE *o)
 		"probes for the module\n * runtime (runtime/tapir.h). */\n",
 		em->prog->user->file ? em->prog->user->file->name : "<input>");
 	fputs("#include \"runtime/tapir.h\"\n", o);
-	/* kprobes get their own handlers (own_kprobe_handler()) */
+	/* kprobes get their own handlers (own_kprobe_handler()), and
+	 * tracepoint probes theirs (emit-trace.c) */
 	if (kprobes)
 		fputs("#include \"runtime/entry.h\"\n", o);
 	fputc('\n', o);
@@ -651,6 +652,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_PROCESS";
 	if (p->process)
 		return "TP_PROBE_UPROBE";
+	if (p->tracepoint)
+		return "TP_PROBE_TRACEPOINT";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -834,7 +837,10 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
 	process_fields(em, p, o);
-	emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
+	if (p->tracepoint)
+		emit_trace_fields(em, p, po->handler, o);
+	else
+		emit_dwarf_probe_fields(em, po->b, p, po->handler, o);
 	if (own_kprobe_handler(po))
 		fprintf(o, "\t\t.%s = %s_%s,\n",
 			p->is_return ? "kreturn" : "kentry", po->handler,
@@ -1162,7 +1168,8 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		bool kprobes = false;
 
 		for (int i = 0; i < np; i++)
-			if (own_kprobe_handler(&pos[i]))
+			if (own_kprobe_handler(&pos[i]) ||
+			    (pos[i].p && pos[i].p->tracepoint))
 				kprobes = true;
 		preamble(&em, kprobes, o);
 	}
@@ -1280,6 +1287,10 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 			if (own_kprobe_handler(&pos[i])) {
 				own_kprobe_handler_decl(&pos[i], o);
 				any = true;
+			} else if (pos[i].p && pos[i].p->tracepoint) {
+				emit_trace_handler_decl(pos[i].p,
+							pos[i].handler, o);
+				any = true;
 			}
 		if (any)
 			fputc('\n', o);
@@ -1294,6 +1305,10 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		for (int i = 0; i < np; i++)
 			if (own_kprobe_handler(&pos[i])) {
 				own_kprobe_handler_def(&pos[i], i, o);
+				any = true;
+			} else if (pos[i].p && pos[i].p->tracepoint) {
+				emit_trace_handler_def(pos[i].p,
+						       pos[i].handler, i, o);
 				any = true;
 			}
 		if (any)

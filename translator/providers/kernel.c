@@ -50,8 +50,7 @@ static int needs_debuginfo(struct elab *e, const struct probe_point *pp,
 	return -1;
 }
 
-/* The point with the component 'where' taking the argument text. */
-static struct probe_point *concrete(struct session *s,
+struct probe_point *pp_concrete(struct session *s,
 				    const struct probe_point *pp,
 				    const struct pp_comp *where,
 				    const char *text,
@@ -200,7 +199,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				     site->decl_file, line) :
 			arena_printf(&s->arena, "%s@%s", site->function,
 				     site->decl_file);
-		p = probe_emit(e, tmpl, concrete(s, pp, fc, text, modc,
+		p = probe_emit(e, tmpl, pp_concrete(s, pp, fc, text, modc,
 						 site->module));
 		/* the address is the site's (symbol + offset, or relative
 		 * to _stext); symbol alone means the function's entry, so it

@@ -22,7 +22,7 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_process, pp_unsupported;
+	pp_trace, pp_process, pp_unsupported;
 
 /* Free what process() probes read (providers/process.c). */
 void process_free(struct session *s);
@@ -37,6 +37,14 @@ int process_mark_nargs(const struct dprobe *p);
  * own body); the caller fills in the provider details of the result. */
 struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
 			  const struct probe_point *pp);
+
+/* The point pp with the component 'where' taking the argument text
+ * (and modc, when not NULL, taking module), arena-allocated
+ * (kernel.c). */
+struct probe_point *pp_concrete(struct session *s,
+				const struct probe_point *pp,
+				const struct pp_comp *where, const char *text,
+				const struct pp_comp *modc, const char *module);
 
 /* The argument of component i (0-based), or NULL. */
 const struct expr *pp_arg(const struct probe_point *pp, int i);

@@ -1,0 +1,1 @@
+trace-list-sched-vars.cmd

@@ -1,0 +1,1 @@
+trace-list-system.cmd

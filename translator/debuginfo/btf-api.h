@@ -1,0 +1,50 @@
+/* btf-api.h - the kernel's BTF (btf.c, through libbpf): tracepoints and
+ * the types of their arguments when the kernel's debuginfo is not
+ * installed. Their sites are struct dwarf_site with btf set (no unit,
+ * no file or line), whose struct trace_arg carry BTF type ids; the
+ * accesses made are the struct dwarf_access of dwarf-api.h.
+ */
+#ifndef TAPIR_BTF_API_H
+#define TAPIR_BTF_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dwarf-api.h"
+
+struct session;
+struct loc;
+struct chain;
+
+/* The kernel's BTF was found (see btf.c for where it is looked for). */
+bool btf_available(struct session *s);
+void btf_free(struct session *s);
+
+/* Tracepoints whose name matches glob: one site each, sorted by name,
+ * or -1 with *why when there is no BTF either. */
+int btf_tracepoints(struct session *s, const char *glob,
+		    struct dwarf_site ***out, const char **why);
+
+/* -L: " $prev:struct task_struct* ..." */
+void btf_list_vars(struct session *s, FILE *out,
+		   const struct dwarf_site *site);
+
+/* Who asks, and where its errors go (none in a trial). */
+struct btf_ref {
+	struct session *s;
+	void (*err)(void *arg, const struct loc *l, const char *msg);
+	void *arg;
+};
+
+/* The access a (base set by the caller: an OBJECT of BTF type 'type')
+ * through chain, or NULL after an error. */
+struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
+				uint32_t type, const struct chain *chain,
+				bool addr, const struct loc *l);
+/* A type by name ("struct file", "task_struct", "pid_t"). */
+bool btf_find_type(struct session *s, const char *name, uint32_t *id);
+/* A structure or union (after typedefs and qualifiers). */
+bool btf_is_aggregate(struct session *s, uint32_t type);
+
+#endif

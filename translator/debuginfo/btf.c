@@ -1,0 +1,715 @@
+/* btf.c - the kernel's BTF, through libbpf: tracepoints and their typed
+ * arguments when the kernel's debuginfo is not installed.
+ *
+ * The BTF comes from, in order: the build directory's vmlinux, the -dbg
+ * package's vmlinux (its .BTF section serves even where its DWARF is
+ * hidden by SYSTEMTAP_DEBUGINFO_PATH), and /sys/kernel/btf/vmlinux when
+ * the target is the running kernel. Each tracepoint NAME has a BTF
+ * function __traceiter_NAME(void *__data, ARGS), named parameters with
+ * their types (the typedef btf_trace_NAME has the same prototype without
+ * the names). The system of a tracepoint is its event's (__event_NAME in
+ * the vmlinux's symbol table, when the BTF came from a vmlinux), else
+ * for one without an event the header's that declares it (the kernel's
+ * include/trace/events/), else "kernel". BTF has no locals, lines or locations: a tracepoint's
+ * arguments are all there is, which is all kernel.trace needs.
+ *
+ * An access ($prev->pid, $rq->cpu, [i], &) walks the BTF types to the
+ * same struct dwarf_access that DWARF resolution makes (dwarf-api.h),
+ * based at the handler's argument slots; pass 3 cannot tell them apart.
+ */
+#define _GNU_SOURCE	/* vasprintf */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "btf-api.h"
+#include "dwarf-internal.h"
+#include "elaborate/elab-internal.h"
+#include "kconfig.h"
+#include "xalloc.h"
+
+#define MAX_DEPTH 16
+
+struct btf_ctx {
+	bool tried;
+	struct btf *btf;
+	const char *path;
+	struct strmap events;		/* tracepoint -> its event's system */
+};
+
+static struct btf_ctx *ctx(struct session *s)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->btf)
+		c->btf = xcalloc(1, sizeof(struct btf_ctx));
+	return c->btf;
+}
+
+/* The byte offset of member name of struct sname, or dflt. */
+static int64_t member_offset(struct btf *btf, const char *sname,
+			     const char *name, int64_t dflt)
+{
+	int32_t id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) :
+				   NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off), name) == 0)
+			return btf_member_bit_offset(t, (uint32_t)i) / 8;
+	return dflt;
+}
+
+/* The events' systems from a vmlinux's symbol table and data. */
+static void vmlinux_events(struct session *s, struct btf_ctx *b)
+{
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		dwarf_event_systems(s, elf,
+				    member_offset(b->btf, "trace_event_call",
+						  "class", 16),
+				    member_offset(b->btf, "trace_event_class",
+						  "system", 0), &b->events);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+static struct btf *kernel_btf(struct session *s)
+{
+	struct btf_ctx *b = ctx(s);
+	struct kconfig *k = kconfig_get(s);
+	struct utsname u;
+	char *tries[3];
+	int n = 0;
+
+	if (b->tried)
+		return b->btf;
+	b->tried = true;
+	if (k->build_dir)
+		tries[n++] = xasprintf("%s/vmlinux", k->build_dir);
+	tries[n++] = xasprintf("/usr/lib/debug/boot/vmlinux-%s", k->release);
+	if (uname(&u) == 0 && strcmp(u.release, k->release) == 0)
+		tries[n++] = xstrdup("/sys/kernel/btf/vmlinux");
+	for (int i = 0; i < n; i++) {
+		if (!b->btf && access(tries[i], R_OK) == 0) {
+			struct btf *t = btf__parse(tries[i], NULL);
+
+			if (t && !libbpf_get_error(t)) {
+				b->btf = t;
+				b->path = arena_strdup(&s->arena, tries[i]);
+			}
+		}
+		free(tries[i]);
+	}
+	if (b->btf && strncmp(b->path, "/sys/", 5) != 0)
+		vmlinux_events(s, b);
+	if (b->btf && s->verbose)
+		fprintf(s->err, "tapir: kernel BTF from %s\n", b->path);
+	return b->btf;
+}
+
+bool btf_available(struct session *s)
+{
+	return kernel_btf(s) != NULL;
+}
+
+void btf_free(struct session *s)
+{
+	struct dwarf_ctx *c = s->dwarf;
+	struct btf_ctx *b = c ? c->btf : NULL;
+
+	if (!b)
+		return;
+	btf__free(b->btf);
+	free(b);
+	c->btf = NULL;
+}
+
+/* ---- types ---- */
+
+/* Skip typedefs and qualifiers. */
+static const struct btf_type *peel(struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+
+	for (int i = 0; t && i < MAX_DEPTH; i++) {
+		if (!btf_is_typedef(t) && !btf_is_const(t) &&
+		    !btf_is_volatile(t) && !btf_is_restrict(t) &&
+		    !btf_is_type_tag(t) && !btf_is_decl_tag(t))
+			return t;
+		*id = t->type;
+		if (!*id)
+			return NULL;	/* void */
+		t = btf__type_by_id(btf, *id);
+	}
+	return NULL;
+}
+
+static const char *tname(struct btf *btf, const struct btf_type *t)
+{
+	return btf__name_by_offset(btf, t->name_off);
+}
+
+/* The type's name as stap spells it ("struct task_struct*", "unsigned
+ * int", "pid_t", "char const*"); false for one it cannot name. */
+static bool name_into(struct btf *btf, uint32_t id, char *buf, size_t cap,
+		      int depth)
+{
+	const struct btf_type *t;
+	size_t len = strlen(buf);
+	const char *suffix = NULL, *n;
+
+	if (depth > MAX_DEPTH)
+		return false;
+	if (!id) {
+		snprintf(buf + len, cap - len, "void");
+		return true;
+	}
+	t = btf__type_by_id(btf, id);
+	if (!t)
+		return false;
+	n = tname(btf, t);
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_FLOAT:
+		snprintf(buf + len, cap - len, "%s", n);
+		return true;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_FWD:
+		snprintf(buf + len, cap - len, "%s %s",
+			 btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t)) ?
+			 "union" : btf_is_struct(t) || btf_is_fwd(t) ?
+			 "struct" : "enum", *n ? n : "{...}");
+		return true;
+	case BTF_KIND_PTR:
+		suffix = "*";
+		break;
+	case BTF_KIND_CONST:
+		suffix = " const";
+		break;
+	case BTF_KIND_VOLATILE:
+		suffix = " volatile";
+		break;
+	case BTF_KIND_RESTRICT:
+		suffix = " restrict";
+		break;
+	case BTF_KIND_TYPE_TAG:
+		return name_into(btf, t->type, buf, cap, depth + 1);
+	case BTF_KIND_ARRAY:
+		if (!name_into(btf, btf_array(t)->type, buf, cap, depth + 1))
+			return false;
+		len = strlen(buf);
+		snprintf(buf + len, cap - len, "[]");
+		return true;
+	default:
+		return false;
+	}
+	if (btf_is_ptr(t) && t->type) {
+		const struct btf_type *sub = btf__type_by_id(btf, t->type);
+
+		if (sub && btf_is_func_proto(sub)) {
+			const struct btf_param *p = btf_params(sub);
+
+			if (!name_into(btf, sub->type, buf, cap, depth + 1))
+				return false;
+			len = strlen(buf);
+			snprintf(buf + len, cap - len, " (*) (");
+			for (int i = 0; i < btf_vlen(sub); i++) {
+				len = strlen(buf);
+				if (!p[i].type) {
+					snprintf(buf + len, cap - len, "%s...",
+						 i ? ", " : "");
+					continue;
+				}
+				snprintf(buf + len, cap - len, "%s", i ? ", " : "");
+				if (!name_into(btf, p[i].type, buf, cap, depth + 1))
+					return false;
+			}
+			len = strlen(buf);
+			snprintf(buf + len, cap - len, "%s)",
+				 btf_vlen(sub) ? "" : "void");
+			return true;
+		}
+	}
+	if (!name_into(btf, t->type, buf, cap, depth + 1))
+		return false;
+	len = strlen(buf);
+	snprintf(buf + len, cap - len, "%s", suffix);
+	return true;
+}
+
+static const char *type_name(struct session *s, struct btf *btf, uint32_t id)
+{
+	char buf[512] = "";
+
+	if (!name_into(btf, id, buf, sizeof(buf), 0))
+		return NULL;
+	return arena_strdup(&s->arena, buf);
+}
+
+static bool int_signed(const struct btf_type *t)
+{
+	return btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED);
+}
+
+/* The prototype's type for an argument (dwarf-trace.c's rules). */
+static const char *proto_type(struct session *s, struct btf *btf, uint32_t id,
+			      unsigned *size)
+{
+	const struct btf_type *t = peel(btf, &id);
+	int64_t sz;
+
+	if (!t)
+		return NULL;
+	if (btf_is_ptr(t) || btf_is_array(t)) {
+		*size = 8;
+		return "void *";
+	}
+	sz = btf__resolve_size(btf, id);
+	if (sz <= 0 || sz > 64)
+		return NULL;
+	*size = (unsigned)sz;
+	if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_BOOL))
+		return "bool";
+	if (btf_is_int(t) || btf_is_any_enum(t))
+		return dwarf_int_ctype(sz, int_signed(t));
+	if (btf_is_composite(t))
+		return arena_printf(&s->arena, "struct tpg_blob_%u",
+				    (unsigned)(sz + 7) / 8 * 8);
+	return NULL;
+}
+
+/* ---- tracepoints ---- */
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct dwarf_site *x = *(const struct dwarf_site *const *)a;
+	const struct dwarf_site *y = *(const struct dwarf_site *const *)b;
+
+	return strcmp(x->tracepoint, y->tracepoint);
+}
+
+int btf_tracepoints(struct session *s, const char *glob,
+		    struct dwarf_site ***out, const char **why)
+{
+	struct btf *btf = kernel_btf(s);
+	struct btf_ctx *b = ctx(s);
+	struct dwarf_site **v = NULL;
+	int n = 0;
+
+	*out = NULL;
+	if (!btf) {
+		*why = arena_printf(&s->arena, "no debuginfo and no BTF for "
+				    "kernel %s (install the %s package)",
+				    kconfig_get(s)->release, dwarf_package(s));
+		return -1;
+	}
+	for (uint32_t id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_type *fp;
+		const struct btf_param *p;
+		const char *name = tname(btf, t);
+		struct dwarf_site *site;
+		struct trace_arg *args;
+		int slot = 0, k;
+
+		if (!btf_is_func(t) || strncmp(name, "__traceiter_", 12) != 0 ||
+		    fnmatch(glob, name + 12, 0) != 0)
+			continue;
+		fp = btf__type_by_id(btf, t->type);
+		if (!fp || !btf_is_func_proto(fp) || btf_vlen(fp) < 1)
+			continue;
+		p = btf_params(fp);
+		args = arena_alloc(&s->arena, (size_t)btf_vlen(fp) *
+				   sizeof(*args));
+		for (k = 1; k < btf_vlen(fp); k++) {
+			struct trace_arg *a = &args[k - 1];
+
+			a->name = btf__name_by_offset(btf, p[k].name_off);
+			a->ctype = proto_type(s, btf, p[k].type, &a->size);
+			if (!*a->name || !a->ctype)
+				break;
+			a->slot = (unsigned)slot;
+			a->btf_type = p[k].type;
+			slot += (int)(a->size + 7) / 8;
+		}
+		if (k < btf_vlen(fp))
+			continue;
+		site = ANEW(&s->arena, struct dwarf_site);
+		site->module = "kernel";
+		site->function = name;
+		site->tracepoint = name + 12;
+		site->tp_system = strmap_get(&b->events, site->tracepoint);
+		if (!site->tp_system)
+			site->tp_system = dwarf_declared_system(s,
+							site->tracepoint);
+		if (!site->tp_system)
+			site->tp_system = "kernel";
+		site->targs = args;
+		site->ntargs = btf_vlen(fp) - 1;
+		site->nslots = slot;
+		site->btf = true;
+		v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+		v[n++] = site;
+	}
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), site_cmp);
+	*out = arena_alloc(&s->arena, (size_t)(n + 1) * sizeof(**out));
+	if (n)
+		memcpy(*out, v, (size_t)n * sizeof(*v));
+	free(v);
+	return n;
+}
+
+void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)
+{
+	struct btf *btf = kernel_btf(s);
+
+	for (int i = 0; btf && i < site->ntargs; i++) {
+		const char *tn = type_name(s, btf, site->targs[i].btf_type);
+
+		if (tn)
+			fprintf(out, " $%s:%s", site->targs[i].name, tn);
+	}
+}
+
+/* ---- accesses ---- */
+
+static void berr(struct btf_ref *r, const struct loc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void berr(struct btf_ref *r, const struct loc *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	r->err(r->arg, l, msg ? msg : fmt);
+	free(msg);
+}
+
+#define MAX_STEPS 64
+
+struct bbuild {
+	struct dwarf_step steps[MAX_STEPS];
+	int n;
+	uint32_t type;			/* of the current value */
+	const struct btf_member *member;	/* the last member stepped into */
+	uint32_t member_bitoff;		/* its bit offset in its struct */
+	bool bitfield;
+};
+
+static bool push(struct btf_ref *r, struct bbuild *b, enum dwarf_step_kind k,
+		 int64_t off, struct expr *index, uint64_t stride,
+		 const struct loc *l)
+{
+	if (b->n == MAX_STEPS) {
+		berr(r, l, "target variable chain is too long");
+		return false;
+	}
+	b->steps[b->n].kind = k;
+	b->steps[b->n].offset = off;
+	b->steps[b->n].index = index;
+	b->steps[b->n].stride = stride;
+	b->n++;
+	return true;
+}
+
+/* Member name of the composite t (looking into anonymous members):
+ * its type, and its bit offset added to *bits. */
+static const struct btf_member *find_member(struct btf *btf,
+					    const struct btf_type *t,
+					    const char *name, uint64_t *bits,
+					    int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	if (depth > MAX_DEPTH)
+		return NULL;
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, m[i].name_off);
+		uint64_t off = btf_member_bit_offset(t, (uint32_t)i);
+
+		if (*n && strcmp(n, name) == 0) {
+			*bits += off;
+			return &m[i];
+		}
+		if (!*n) {
+			uint32_t id = m[i].type;
+			const struct btf_type *sub = peel(btf, &id);
+			uint64_t sb = 0;
+			const struct btf_member *f;
+
+			if (sub && btf_is_composite(sub) &&
+			    (f = find_member(btf, sub, name, &sb, depth + 1))) {
+				*bits += off + sb;
+				return f;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *member_names(struct session *s, struct btf *btf,
+				const struct btf_type *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const struct btf_member *m = btf_members(t);
+	const char *out;
+
+	bool first = true;
+
+	for (int i = 0; f && i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, m[i].name_off);
+
+		if (!*n)
+			continue;
+		fprintf(f, "%s%s", first ? "" : ", ", n);
+		first = false;
+	}
+	if (f)
+		fclose(f);
+	out = arena_strdup(&s->arena, buf ? buf : "");
+	free(buf);
+	return out;
+}
+
+static bool step_field(struct btf_ref *r, struct btf *btf, struct bbuild *b,
+		       const struct chain *c)
+{
+	uint32_t id = b->type;
+	const struct btf_type *t = peel(btf, &id);
+	const struct btf_member *m;
+	uint64_t bits = 0;
+	const char *tn;
+
+	if (t && btf_is_ptr(t)) {
+		uint32_t pid = t->type;
+		const struct btf_type *pt = peel(btf, &pid);
+
+		if (!pt || !btf_is_composite(pt))
+			goto invalid;
+		if (!push(r, b, DWARF_STEP_DEREF, 0, NULL, 0, &c->loc))
+			return false;
+		id = pid;
+		t = pt;
+	} else if (!t || !btf_is_composite(t)) {
+		goto invalid;
+	}
+	m = find_member(btf, t, c->field, &bits, 0);
+	if (!m) {
+		tn = type_name(r->s, btf, id);
+		berr(r, &c->loc, "unable to find member '%s' for %s "
+		       "(alternatives: %s)", c->field, tn ? tn : "?",
+		       member_names(r->s, btf, t));
+		return false;
+	}
+	b->bitfield = btf_kflag(t) && BTF_MEMBER_BITFIELD_SIZE(m->offset);
+	b->member = m;
+	b->member_bitoff = (uint32_t)bits;
+	if (!push(r, b, DWARF_STEP_OFFSET, b->bitfield ? 0 :
+		  (int64_t)(bits / 8), NULL, 0, &c->loc))
+		return false;
+	b->type = m->type;
+	return true;
+invalid:
+	tn = type_name(r->s, btf, b->type);
+	berr(r, &c->loc, "invalid access '->%s' vs. %s", c->field,
+	       tn ? tn : "void");
+	return false;
+}
+
+static bool step_index(struct btf_ref *r, struct btf *btf, struct bbuild *b,
+		       const struct chain *c)
+{
+	uint32_t id = b->type, elem;
+	const struct btf_type *t = peel(btf, &id);
+	int64_t size;
+	const char *tn;
+
+	if (t && btf_is_ptr(t)) {
+		elem = t->type;
+		if (!push(r, b, DWARF_STEP_DEREF, 0, NULL, 0, &c->loc))
+			return false;
+	} else if (t && btf_is_array(t)) {
+		elem = btf_array(t)->type;
+	} else {
+		goto invalid;
+	}
+	size = elem ? btf__resolve_size(btf, elem) : -1;
+	if (size <= 0)
+		goto invalid;
+	if (c->index->kind == E_NUM) {
+		if (!push(r, b, DWARF_STEP_OFFSET, c->index->num * size, NULL,
+			  0, &c->loc))
+			return false;
+	} else if (!push(r, b, DWARF_STEP_INDEX, 0, c->index, (uint64_t)size,
+			 &c->loc)) {
+		return false;
+	}
+	b->type = elem;
+	b->member = NULL;
+	b->bitfield = false;
+	return true;
+invalid:
+	tn = type_name(r->s, btf, b->type);
+	berr(r, &c->loc, "invalid access '[...]' vs. %s",
+	       tn ? tn : "void");
+	return false;
+}
+
+static bool finish(struct btf_ref *r, struct btf *btf, struct bbuild *b,
+		   struct dwarf_access *a, bool addr, const struct loc *l)
+{
+	uint32_t id = b->type;
+	const struct btf_type *t;
+	int64_t size;
+
+	a->type = type_name(r->s, btf, b->type);
+	if (addr) {
+		a->result = DWARF_RES_ADDRESS;
+		a->pointer = true;
+		a->size = 8;
+		a->type = arena_printf(&r->s->arena, "%s*",
+				       a->type ? a->type : "void");
+		return true;
+	}
+	t = peel(btf, &id);
+	if (!t) {
+		berr(r, l, "'%s' has type void", a->text);
+		return false;
+	}
+	if (btf_is_array(t) || btf_is_func_proto(t)) {
+		a->result = DWARF_RES_ADDRESS;
+		a->pointer = true;
+		a->size = 8;
+		return true;
+	}
+	if (btf_is_composite(t)) {
+		const struct btf_member *m = btf_members(t);
+
+		berr(r, l, "'%s' is being accessed instead of a member "
+		       "such as '->%s'", type_name(r->s, btf, id),
+		       btf_vlen(t) ? btf__name_by_offset(btf, m[0].name_off) :
+		       "...");
+		return false;
+	}
+	if (!btf_is_int(t) && !btf_is_any_enum(t) && !btf_is_ptr(t)) {
+		berr(r, l, "'%s' has a type that cannot be read as a "
+		       "number", a->text);
+		return false;
+	}
+	size = btf_is_ptr(t) ? 8 : btf__resolve_size(btf, id);
+	if (size <= 0 || size > 8) {
+		berr(r, l, "'%s' is %lld bytes, too big for a long",
+		       a->text, (long long)size);
+		return false;
+	}
+	a->result = DWARF_RES_INT;
+	a->size = (unsigned)size;
+	a->pointer = btf_is_ptr(t);
+	a->is_signed = int_signed(t);
+	if (b->bitfield) {
+		uint32_t bits = BTF_MEMBER_BITFIELD_SIZE(b->member->offset);
+		struct dwarf_step *st = &b->steps[b->n - 1];
+		uint64_t unit = (uint64_t)size * 8;
+
+		a->result = DWARF_RES_BITFIELD;
+		a->bit_size = bits;
+		st->offset = (int64_t)(b->member_bitoff / unit) * size;
+		a->bit_offset = (unsigned)(b->member_bitoff % unit);
+	}
+	return true;
+}
+
+struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
+				uint32_t type, const struct chain *chain,
+				bool addr, const struct loc *l)
+{
+	struct btf *btf = kernel_btf(r->s);
+	struct bbuild *b;
+	bool ok = true;
+
+	if (!btf)
+		return NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->type = type;
+	for (; ok && chain; chain = chain->next)
+		ok = chain->field ? step_field(r, btf, b, chain) :
+				    step_index(r, btf, b, chain);
+	if (ok)
+		ok = finish(r, btf, b, a, addr, l);
+	if (ok) {
+		struct dwarf_step *steps = arena_alloc(&r->s->arena,
+			(size_t)(b->n + 1) * sizeof(*steps));
+
+		memcpy(steps, b->steps, (size_t)b->n * sizeof(*steps));
+		a->steps = steps;
+		a->nsteps = b->n;
+	}
+	free(b);
+	return ok ? a : NULL;
+}
+
+bool btf_find_type(struct session *s, const char *name, uint32_t *id)
+{
+	struct btf *btf = kernel_btf(s);
+	int kind = BTF_KIND_TYPEDEF;
+	int32_t r;
+
+	if (!btf)
+		return false;
+	if (strncmp(name, "struct ", 7) == 0) {
+		kind = BTF_KIND_STRUCT;
+		name += 7;
+	} else if (strncmp(name, "union ", 6) == 0) {
+		kind = BTF_KIND_UNION;
+		name += 6;
+	} else if (strncmp(name, "enum ", 5) == 0) {
+		kind = BTF_KIND_ENUM;
+		name += 5;
+	}
+	r = btf__find_by_name_kind(btf, name, (uint32_t)kind);
+	if (r <= 0 && kind == BTF_KIND_TYPEDEF)
+		r = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	if (r <= 0 && kind == BTF_KIND_TYPEDEF)
+		r = btf__find_by_name_kind(btf, name, BTF_KIND_INT);
+	if (r <= 0)
+		return false;
+	*id = (uint32_t)r;
+	return true;
+}
+
+/* Whether a $$parms entry prints as {...} (a structure or union). */
+bool btf_is_aggregate(struct session *s, uint32_t type)
+{
+	struct btf *btf = kernel_btf(s);
+	const struct btf_type *t = btf ? peel(btf, &type) : NULL;
+
+	return t && btf_is_composite(t);
+}

@@ -1,0 +1,112 @@
+/* trace.c - kernel.trace("NAME") and kernel.trace("SYSTEM:NAME").
+ *
+ * A point names tracepoints by a glob of their names, optionally after
+ * a glob of their systems ("sched:*", "*:sched_switch"). They resolve
+ * through the kernel's debuginfo (dwarf-trace.c: each tracepoint's
+ * iterator gives its arguments), or without it through the kernel's BTF
+ * (btf.c: the same iterators' prototypes), one probe per tracepoint, named as
+ * SystemTap names them: kernel.trace("sched:sched_switch"). The probe
+ * is no kprobe: its handler, with the tracepoint's prototype, is
+ * registered on the tracepoint found by name when the session starts
+ * (runtime/tracepoint.c), and its $ARGS are what the handler gets.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debuginfo/btf-api.h"
+#include "debuginfo/dwarf-api.h"
+#include "provider.h"
+#include "xalloc.h"
+
+static const char *const patterns[] = {
+	"kernel.trace(s)",
+	NULL
+};
+
+static bool wild(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* The tracepoints named like glob: from the debuginfo, else the BTF. */
+static int tracepoints(struct session *s, const char *glob,
+		       struct dwarf_site ***out, const char **why)
+{
+	if (dwarf_available(s, NULL))
+		return dwarf_tracepoints(s, NULL, glob, out, why);
+	return btf_tracepoints(s, glob, out, why);
+}
+
+/* Up to five tracepoints named like name, for the error. */
+static const char *similar(struct elab *e, const char *name)
+{
+	struct dwarf_site **all;
+	const char *why, *sim, **names;
+	int n = tracepoints(e->s, "*", &all, &why);
+
+	if (n <= 0)
+		return NULL;
+	names = xcalloc((size_t)n, sizeof(*names));
+	for (int i = 0; i < n; i++)
+		names[i] = all[i]->tracepoint;
+	sim = similar_names(e->s, name, names, n);
+	free(names);
+	return sim;
+}
+
+static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
+		   const struct dprobe *tmpl)
+{
+	struct session *s = e->s;
+	const struct pp_comp *tc = pp->comps->next;
+	const char *arg = tc->arg->str, *colon = strchr(arg, ':');
+	const char *sys = colon ? arena_strndup(&s->arena, arg,
+						(size_t)(colon - arg)) : "*";
+	const char *name = colon ? colon + 1 : arg, *why, *sim;
+	struct dwarf_site **sites;
+	int n, made = 0;
+
+	(void)pattern;
+	if (!*name || !*sys) {
+		elab_error(e, &tc->arg->loc, "a tracepoint is named NAME or "
+			   "SYSTEM:NAME");
+		return -1;
+	}
+	n = tracepoints(s, name, &sites, &why);
+	if (n < 0) {
+		elab_error(e, &tc->arg->loc, "%s", why);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		const char *text;
+		struct dprobe *p;
+
+		if (fnmatch(sys, site->tp_system, 0) != 0)
+			continue;
+		text = arena_printf(&s->arena, "%s:%s", site->tp_system,
+				    site->tracepoint);
+		p = probe_emit(e, tmpl, pp_concrete(s, pp, tc, text, NULL,
+						    NULL));
+		p->dwarf = site;
+		p->tracepoint = site->tracepoint;
+		made++;
+	}
+	if (made)
+		return made;
+	if (!wild(name) && (sim = similar(e, name)))
+		elab_error(e, &tc->arg->loc, "no match for tracepoint '%s' "
+			   "(similar tracepoints: %s)", arg, sim);
+	else
+		elab_error(e, &tc->arg->loc, "no match for tracepoint '%s'",
+			   arg);
+	return -1;
+}
+
+const struct provider pp_trace = {
+	.name = "kernel.trace",
+	.patterns = patterns,
+	.resolve = resolve,
+	.has_targets = true,
+};
