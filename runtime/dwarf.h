@@ -6,7 +6,7 @@
  * data of a return probe that reads values at the function's entry
  * (parameters in .return, @entry()).
  *
- * The translator (translator/emit-dwarf.c) turns each access into
+ * The translator (translator/emit/emit-dwarf.c) turns each access into
  * straight-line C over the probe's saved registers (c->regs) and these
  * helpers. A failed read raises SystemTap's catchable error
  * "read fault [man error::fault] at 0xADDR".

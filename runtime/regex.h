@@ -3,7 +3,7 @@
  * regex.h - the matcher of `s =~ "re"` and `s !~ "re"`, and the state
  * that matched(n) and ngroups() read.
  *
- * The translator compiles each regex (translator/regex.c) into a
+ * The translator compiles each regex (translator/emit/regex.c) into a
  * `static const struct tp_regex`: a program for a Pike VM. The matcher
  * runs it over the string once, keeping at most one thread per
  * instruction, so a match costs O(strlen(s) * ninsn * nslots) steps and

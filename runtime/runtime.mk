@@ -8,7 +8,7 @@ check_PROGRAMS = testsuite/unit/unit
 testsuite_unit_unit_SOURCES = testsuite/unit/unit.c \
 	runtime/compat.h runtime/out.h runtime/format.c runtime/format.h \
 	runtime/stat.c runtime/stat.h runtime/map.c runtime/map.h \
-	runtime/regex.c runtime/regex.h translator/regex.c translator/regex-compile.h \
+	runtime/regex.c runtime/regex.h translator/emit/regex.c translator/emit/regex-compile.h \
 	translator/xalloc.c translator/xalloc.h
 testsuite_unit_unit_CPPFLAGS = -I$(srcdir)/runtime -I$(srcdir)/translator
 testsuite_unit_unit_CFLAGS = $(WARN_CFLAGS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tapir-build - pass 4 alone (translator/build.h): build a kernel module
+ * tapir-build - pass 4 alone (translator/build/build.h): build a kernel module
  * from a C file, the way tapir builds generated C. For tests and
  * maintainers.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "build/build.h"
 
 #ifndef TAPIR_SRCDIR
 #define TAPIR_SRCDIR "."

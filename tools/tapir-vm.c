@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tapir-vm - run shell commands in a qemu guest booting an installed
- * kernel (translator/vm.h). For tests and maintainers; `tapir --vm` uses
+ * kernel (translator/vm/vm.h). For tests and maintainers; `tapir --vm` uses
  * the same library.
  */
 #define _GNU_SOURCE
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "vm/vm.h"
 
 #define EXIT_TIMEOUT 124
 #define EXIT_VMFAIL 125

@@ -22,7 +22,7 @@
 #include "config.h"
 #include "run.h"
 #include "session.h"
-#include "vm.h"
+#include "vm/vm.h"
 #include "xalloc.h"
 
 /* Is the running program the build tree's (not an installed copy)? */

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "build.h"
+#include "build/build.h"
 
 struct session;
 

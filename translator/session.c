@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "session.h"
-#include "dwarf-api.h"
-#include "kconfig.h"
+#include "debuginfo/dwarf-api.h"
+#include "debuginfo/kconfig.h"
 #include "xalloc.h"
 
 struct session *session_new(void)

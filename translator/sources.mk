@@ -7,24 +7,28 @@ translator_libtapir_a_SOURCES = \
 	translator/xalloc.c translator/xalloc.h \
 	translator/diag.c translator/diag.h \
 	translator/session.c translator/session.h \
-	translator/kconfig.c translator/kconfig.h \
-	translator/token.h \
-	translator/lexer.c translator/lexer.h \
-	translator/preproc.c translator/preproc.h \
-	translator/parser.c translator/parser.h \
-	translator/feed.c translator/feed.h \
-	translator/ast.c translator/ast.h \
-	translator/print.c translator/print.h \
-	translator/parse.c translator/parse.h \
 	translator/strmap.c translator/strmap.h \
-	translator/elab.h translator/elab-internal.h translator/provider.h \
-	translator/tapset.c translator/resolve.c translator/types.c \
-	translator/probes.c translator/ksyms.c translator/optimize.c \
-	translator/dump.c translator/regex.c translator/regex-compile.h \
-	translator/pp_core.c translator/pp_timer.c translator/pp_kprobe.c \
-	translator/pp_kernel.c \
-	translator/emit.c translator/emit.h translator/emit-internal.h \
-	translator/emit-expr.c translator/emit-stmt.c translator/emit-global.c translator/emit-dwarf.c
+	translator/parse/token.h \
+	translator/parse/lexer.c translator/parse/lexer.h \
+	translator/parse/preproc.c translator/parse/preproc.h \
+	translator/parse/parser.c translator/parse/parser.h \
+	translator/parse/feed.c translator/parse/feed.h \
+	translator/parse/ast.c translator/parse/ast.h \
+	translator/parse/print.c translator/parse/print.h \
+	translator/parse/parse.c translator/parse/parse.h \
+	translator/elaborate/elab.h translator/elaborate/elab-internal.h \
+	translator/elaborate/tapset.c translator/elaborate/resolve.c \
+	translator/elaborate/types.c translator/elaborate/probes.c \
+	translator/elaborate/optimize.c translator/elaborate/dump.c \
+	translator/providers/provider.h \
+	translator/providers/core.c translator/providers/timer.c \
+	translator/providers/kprobe.c translator/providers/kernel.c \
+	translator/debuginfo/kconfig.c translator/debuginfo/kconfig.h \
+	translator/debuginfo/ksyms.c \
+	translator/emit/emit.c translator/emit/emit.h translator/emit/emit-internal.h \
+	translator/emit/emit-expr.c translator/emit/emit-stmt.c \
+	translator/emit/emit-global.c translator/emit/emit-dwarf.c \
+	translator/emit/regex.c translator/emit/regex-compile.h
 translator_libtapir_a_CPPFLAGS = -I$(top_srcdir)/translator -I$(top_builddir)/translator \
 	-DTAPIR_PKGDATADIR='"$(pkgdatadir)"' \
 	-DTAPIR_SRCDIR='"$(abs_top_srcdir)"' -DTAPIR_BUILDDIR='"$(abs_top_builddir)"'
@@ -37,11 +41,12 @@ translator_tapir_CFLAGS = $(WARN_CFLAGS)
 translator_tapir_LDADD = translator/libtapir.a
 
 # Generated scanner and parser. Bison 3.6+ is needed for parse.error custom.
-BUILT_SOURCES += translator/lexer.c translator/parser.c translator/parser.h
-CLEANFILES += translator/lexer.c translator/parser.c translator/parser.h translator/parser.output
-EXTRA_DIST += translator/lexer.l translator/parser.y
+BUILT_SOURCES += translator/parse/lexer.c translator/parse/parser.c translator/parse/parser.h
+CLEANFILES += translator/parse/lexer.c translator/parse/parser.c translator/parse/parser.h \
+	translator/parse/parser.output
+EXTRA_DIST += translator/parse/lexer.l translator/parse/parser.y
 
-translator/lexer.c: $(top_srcdir)/translator/lexer.l
-	$(AM_V_GEN)$(MKDIR_P) translator && $(FLEX) -o $@ $<
-translator/parser.c translator/parser.h: $(top_srcdir)/translator/parser.y
-	$(AM_V_GEN)$(MKDIR_P) translator && $(BISON) -Werror -Wall -d -o translator/parser.c $<
+translator/parse/lexer.c: $(top_srcdir)/translator/parse/lexer.l
+	$(AM_V_GEN)$(MKDIR_P) translator/parse && $(FLEX) -o $@ $<
+translator/parse/parser.c translator/parse/parser.h: $(top_srcdir)/translator/parse/parser.y
+	$(AM_V_GEN)$(MKDIR_P) translator/parse && $(BISON) -Werror -Wall -d -o translator/parse/parser.c $<

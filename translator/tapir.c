@@ -3,17 +3,20 @@
  * Roadmap: a script goes through numbered passes, and -p N stops after
  * pass N, printing what that pass made.
  *
- *   1 parse      lexer.l, preproc.c, feed.c, parser.y -> ast.h   (-p1 prints
- *                the script back in canonical form, print.c)
- *   2 elaborate  tapset.c, probes.c + pp_*.c, resolve.c, types.c,
- *                optimize.c -> elab.h   (-p2 prints the program, dump.c)
- *   3 translate  emit*.c -> C for runtime/tapir.h  (-p3 prints it)
- *   4 build      build.c: kbuild against the target kernel, module cache
+ *   1 parse      parse/: lexer.l, preproc.c, feed.c, parser.y -> ast.h
+ *                (-p1 prints the script back in canonical form, print.c)
+ *   2 elaborate  elaborate/: tapset.c, probes.c + providers/ (one file per
+ *                probe family), resolve.c, types.c, optimize.c -> elab.h,
+ *                with debuginfo/ (DWARF, symbols, kconfig)  (-p2 prints
+ *                the program, dump.c)
+ *   3 translate  emit/ -> C for runtime/tapir.h  (-p3 prints it)
+ *   4 build      build/: kbuild against the target kernel, module cache
  *                (-p4 prints the module's path)
  *   5 run        run.c: the loader tapir-run on this machine, or in a qemu
- *                guest with --vm
+ *                guest with --vm (vm/)
  *
- * Everything a pass needs travels in one struct session.
+ * Everything a pass needs travels in one struct session (session.h, with
+ * diag, arena, strmap and xalloc here at the top).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,10 +27,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "elab.h"
-#include "emit.h"
-#include "parse.h"
-#include "print.h"
+#include "elaborate/elab.h"
+#include "emit/emit.h"
+#include "parse/parse.h"
+#include "parse/print.h"
 #include "run.h"
 #include "session.h"
 #include "xalloc.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * unit.c - unit tests of runtime/format, runtime/stat, runtime/map and
- * runtime/regex (with the translator's regex compiler, translator/regex.c)
+ * runtime/regex (with the translator's regex compiler, translator/emit/regex.c)
  * in user space. Prints "PASS name" or "FAIL name: why" per test; run by the
  * `unit` tier of testsuite/run-tests. Expected texts come from stap 4.8
  * run in the guest (oracle/: the scripts and their captured output).
@@ -13,7 +13,7 @@
 #include "format.h"
 #include "map.h"
 #include "regex.h"
-#include "regex-compile.h"
+#include "emit/regex-compile.h"
 #include "stat.h"
 
 int tp_compat_cpu;
@@ -746,7 +746,7 @@ static void test_map_many(void)
 	tp_map_free(&m);
 }
 
-/* ---- regex (translator/regex.c compiles, runtime/regex.c matches) ---- */
+/* ---- regex (translator/emit/regex.c compiles, runtime/regex.c matches) ---- */
 
 struct rcase {
 	const char *s, *re;

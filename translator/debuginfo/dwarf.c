@@ -1,0 +1,1782 @@
+/* dwarf.c - the target kernel's debuginfo and the probe sites of the
+ * DWARF probe points.
+ *
+ * The kernel's debuginfo is Debian's linux-image-RELEASE-dbg vmlinux (or
+ * a build tree's vmlinux), read with libdw directly: it is an executable,
+ * so nothing needs relocating. Modules come from the same package (or a
+ * build tree) as relocatable .ko files, which libdwfl lays out and
+ * relocates.
+ *
+ * Matching a point must not read all 160 MB of the kernel's .debug_info:
+ * a first use builds an index of every function definition (name, decl
+ * file and line, DIE), sorted by name, and keeps it in the cache folder
+ * keyed by the vmlinux's identity; later runs map it in and only open
+ * the DIEs that match. Inline instances are found by one walk of each CU
+ * that holds a matching inline function.
+ */
+#define _GNU_SOURCE	/* qsort_r */
+#include <dirent.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dwarf-internal.h"
+#include "kconfig.h"
+#include "build/kfeature.h"
+#include "providers/provider.h"
+#include "build/sha256.h"
+#include "xalloc.h"
+
+#define INDEX_MAGIC "TPRDWIX8"
+
+static bool has_wild(const char *s)
+{
+	return s && strpbrk(s, "*?[") != NULL;
+}
+
+/* ---- the context ---- */
+
+struct dwarf_ctx *dwarf_ctx(struct session *s)
+{
+	if (!s->dwarf)
+		s->dwarf = xcalloc(1, sizeof(*s->dwarf));
+	return s->dwarf;
+}
+
+static void unit_free(struct dwarf_unit *u)
+{
+	if (u->idx.map)
+		munmap(u->idx.map, u->idx.map_len);
+	else {
+		free(u->idx.v);
+		free(u->idx.files);
+		free(u->idx.strs);
+	}
+	free(u->syms);
+	free(u->covered);
+	free(u->blacklist);
+	if (u->dwfl) {
+		dwfl_end(u->dwfl);
+	} else {
+		if (u->dw)
+			dwarf_end(u->dw);
+		if (u->elf)
+			elf_end(u->elf);
+		if (u->fd >= 0)
+			close(u->fd);
+	}
+	free(u->name);
+	free(u->path);
+	free(u);
+}
+
+void dwarf_free(struct session *s)
+{
+	struct dwarf_ctx *c = s->dwarf;
+
+	if (!c)
+		return;
+	if (c->kernel)
+		unit_free(c->kernel);
+	while (c->modules) {
+		struct dwarf_unit *n = c->modules->next;
+
+		unit_free(c->modules);
+		c->modules = n;
+	}
+	for (size_t i = 0; i < c->nmods; i++) {
+		free(c->mod_names[i]);
+		free(c->mod_paths[i]);
+	}
+	free(c->mod_names);
+	free(c->mod_paths);
+	if (c->bl_ready) {
+		regfree(&c->bl_fn);
+		regfree(&c->bl_fn_ret);
+		regfree(&c->bl_file);
+		regfree(&c->bl_section);
+	}
+	free(c);
+	s->dwarf = NULL;
+}
+
+const char *dwarf_package(struct session *s)
+{
+	return arena_printf(&s->arena, "linux-image-%s-dbg",
+			    kconfig_get(s)->release);
+}
+
+/* ---- opening files ---- */
+
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && strcmp(n, ".debug_info") == 0 && sh.sh_type != SHT_NOBITS)
+			return true;
+	}
+	return false;
+}
+
+static struct dwarf_unit *open_kernel_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct dwarf_unit *u;
+	Elf *elf;
+	Dwarf *dw;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || !has_debug_info(elf) || !(dw = dwarf_begin_elf(elf,
+							DWARF_C_READ, NULL))) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	u = xcalloc(1, sizeof(*u));
+	u->name = xstrdup("kernel");
+	u->path = xstrdup(path);
+	u->fd = fd;
+	u->elf = elf;
+	u->dw = dw;
+	return u;
+}
+
+static void open_kernel(struct session *s, struct dwarf_ctx *c)
+{
+	struct kconfig *k = kconfig_get(s);
+	char *tries[3];
+	int n = 0;
+
+	if (k->build_dir)
+		tries[n++] = xasprintf("%s/vmlinux", k->build_dir);
+	tries[n++] = xasprintf("/usr/lib/debug/boot/vmlinux-%s", k->release);
+	tries[n++] = xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux",
+			       k->release);
+	for (int i = 0; i < n; i++) {
+		if (!c->kernel)
+			c->kernel = open_kernel_file(tries[i]);
+		free(tries[i]);
+	}
+	if (c->kernel && s->verbose)
+		fprintf(s->err, "tapir: kernel debuginfo from %s\n",
+			c->kernel->path);
+}
+
+/* "ext4", "nf_conntrack": module names with '-' as '_'. */
+static char *module_name_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *n = xstrdup(b ? b + 1 : path);
+	char *dot = strstr(n, ".ko");
+
+	if (dot)
+		*dot = '\0';
+	for (char *p = n; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return n;
+}
+
+static void add_module(struct dwarf_ctx *c, const char *path)
+{
+	char *name = module_name_of(path);
+
+	for (size_t i = 0; i < c->nmods; i++)
+		if (strcmp(c->mod_names[i], name) == 0) {
+			free(name);
+			return;
+		}
+	c->mod_names = xrealloc(c->mod_names, (c->nmods + 1) * sizeof(char *));
+	c->mod_paths = xrealloc(c->mod_paths, (c->nmods + 1) * sizeof(char *));
+	c->mod_names[c->nmods] = name;
+	c->mod_paths[c->nmods] = xstrdup(path);
+	c->nmods++;
+}
+
+/* Every NAME.ko under dir (the -dbg package's tree). */
+static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (depth > 8 || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		if (len > 3 && strcmp(de->d_name + len - 3, ".ko") == 0)
+			add_module(c, p);
+		else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
+			find_modules(c, p, depth + 1);
+		free(p);
+	}
+	closedir(d);
+}
+
+static void list_modules(struct session *s, struct dwarf_ctx *c)
+{
+	struct kconfig *k = kconfig_get(s);
+	char *p;
+
+	if (c->mods_listed)
+		return;
+	c->mods_listed = true;
+	p = xasprintf("/usr/lib/debug/lib/modules/%s/kernel", k->release);
+	find_modules(c, p, 0);
+	free(p);
+	/* a build tree's own modules, unstripped */
+	if (k->build_dir)
+		find_modules(c, k->build_dir, 4);
+}
+
+static int find_no_debuginfo(Dwfl_Module *m, void **u, const char *mn,
+			     Dwarf_Addr a, const char *file, const char *link,
+			     GElf_Word crc, char **dpath)
+{
+	/* the .ko carries its own debuginfo: no separate file */
+	(void)m; (void)u; (void)mn; (void)a; (void)file; (void)link;
+	(void)crc; (void)dpath;
+	return -1;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = find_no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static struct dwarf_unit *open_module(const char *name, const char *path)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl_Module *m;
+	Dwarf *dw;
+	Dwarf_Addr bias;
+	struct dwarf_unit *u;
+
+	if (!dwfl)
+		return NULL;
+	m = dwfl_report_offline(dwfl, name, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!m || !(dw = dwfl_module_getdwarf(m, &bias))) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	u = xcalloc(1, sizeof(*u));
+	u->name = xstrdup(name);
+	u->path = xstrdup(path);
+	u->fd = -1;
+	u->dwfl = dwfl;
+	u->mod = m;
+	u->dw = dw;
+	u->bias = bias;
+	u->elf = dwfl_module_getelf(m, &bias);
+	return u;
+}
+
+struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->opened) {
+		c->opened = true;
+		open_kernel(s, c);
+	}
+	if (!module || strcmp(module, "kernel") == 0)
+		return c->kernel;
+	for (struct dwarf_unit *u = c->modules; u; u = u->next)
+		if (strcmp(u->name, module) == 0)
+			return u;
+	list_modules(s, c);
+	for (size_t i = 0; i < c->nmods; i++) {
+		struct dwarf_unit *u;
+
+		if (strcmp(c->mod_names[i], module) != 0)
+			continue;
+		u = open_module(c->mod_names[i], c->mod_paths[i]);
+		if (!u)
+			return NULL;
+		u->next = c->modules;
+		c->modules = u;
+		return u;
+	}
+	return NULL;
+}
+
+bool dwarf_available(struct session *s, const char *module)
+{
+	return dwarf_unit_for(s, module) != NULL;
+}
+
+/* ---- symbols, the kernel's blacklist ---- */
+
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address, names without compiler suffixes first */
+	return (strchr(x->name, '.') != NULL) - (strchr(y->name, '.') != NULL);
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The bytes at a link-time address of an ET_EXEC file. */
+static bool read_addr(Elf *elf, uint64_t addr, void *buf, size_t n)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || addr < sh.sh_addr ||
+		    addr + n > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
+			return false;
+		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+static void add_range(struct dwarf_unit *u, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return;
+	u->blacklist = xrealloc(u->blacklist, (u->nblacklist + 1) *
+				sizeof(*u->blacklist));
+	u->blacklist[u->nblacklist].lo = lo;
+	u->blacklist[u->nblacklist].hi = hi;
+	u->nblacklist++;
+}
+
+/*
+ * The kernel refuses kprobes on: functions listed by NOKPROBE_SYMBOL()
+ * (their addresses, in the _kprobe_blacklist section between
+ * __start_kprobe_blacklist and __stop_kprobe_blacklist), __kprobes text,
+ * noinstr text and (x86) the entry text.
+ */
+static void load_blacklist(struct dwarf_unit *u, uint64_t start_bl,
+			   uint64_t stop_bl, const uint64_t *ranges)
+{
+	for (int i = 0; i < 6; i += 2)
+		add_range(u, ranges[i], ranges[i + 1]);
+	for (uint64_t a = start_bl; a && a + 8 <= stop_bl; a += 8) {
+		uint64_t fn;
+		const struct fsym *f;
+
+		if (!read_addr(u->elf, a, &fn, 8))
+			break;
+		f = dwarf_symbol_at(u, fn);
+		if (f && f->addr == fn)
+			add_range(u, fn, fn + (f->size ? f->size : 1));
+	}
+	if (u->nblacklist)
+		qsort(u->blacklist, u->nblacklist, sizeof(*u->blacklist),
+		      range_cmp);
+}
+
+static void load_symbols(struct dwarf_unit *u)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	uint64_t start_bl = 0, stop_bl = 0, ranges[6] = { 0 };
+	static const char *const names[6] = {
+		"__kprobes_text_start", "__kprobes_text_end",
+		"__noinstr_text_start", "__noinstr_text_end",
+		"__entry_text_start", "__entry_text_end",
+	};
+
+	u->syms_loaded = true;
+	while (u->elf && (scn = elf_nextscn(u->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			uint64_t addr;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(u->elf, sh.sh_link, sym.st_name)))
+				continue;
+			addr = sym.st_value;
+			if (u->dwfl) {
+				/* a module: the address libdwfl gave the
+				 * symbol's section */
+				GElf_Addr a;
+				GElf_Sym s2;
+				const char *n2 = dwfl_module_getsym_info(u->mod,
+					(int)i, &s2, &a, NULL, NULL, NULL);
+
+				if (!n2)
+					continue;
+				addr = a - u->bias;
+			}
+			if (!u->dwfl) {
+				if (strcmp(name, "_stext") == 0)
+					u->stext = addr;
+				else if (strcmp(name, "__start_kprobe_blacklist") == 0)
+					start_bl = addr;
+				else if (strcmp(name, "__stop_kprobe_blacklist") == 0)
+					stop_bl = addr;
+				for (int k = 0; k < 6; k++)
+					if (strcmp(name, names[k]) == 0)
+						ranges[k] = addr;
+			}
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			if (u->nsyms == cap) {
+				cap = cap ? cap * 2 : 4096;
+				u->syms = xrealloc(u->syms, cap * sizeof(*u->syms));
+			}
+			u->syms[u->nsyms].addr = addr;
+			u->syms[u->nsyms].size = sym.st_size;
+			u->syms[u->nsyms].name = name;
+			u->nsyms++;
+		}
+	}
+	if (u->nsyms)
+		qsort(u->syms, u->nsyms, sizeof(*u->syms), fsym_cmp);
+	if (!u->dwfl)
+		load_blacklist(u, start_bl, stop_bl, ranges);
+}
+
+/* The function symbol whose code holds addr (the last one at or before
+ * it), or NULL. */
+const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!u->syms_loaded)
+		load_symbols(u);
+	hi = u->nsyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (u->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* the first of the symbols at that address */
+	while (lo > 1 && u->syms[lo - 2].addr == u->syms[lo - 1].addr)
+		lo--;
+	return &u->syms[lo - 1];
+}
+
+static bool kernel_blacklisted(struct dwarf_unit *u, uint64_t pc)
+{
+	if (!u->syms_loaded)
+		load_symbols(u);
+	for (size_t i = 0; i < u->nblacklist; i++)
+		if (pc >= u->blacklist[i].lo && pc < u->blacklist[i].hi)
+			return true;
+	return false;
+}
+
+Dwarf_CFI *dwarf_unit_cfi(struct dwarf_unit *u)
+{
+	if (!u->cfi_tried) {
+		u->cfi_tried = true;
+		if (u->dwfl) {
+			Dwarf_Addr bias;
+
+			u->cfi = dwfl_module_dwarf_cfi(u->mod, &bias);
+		} else {
+			u->cfi = dwarf_getcfi(u->dw);
+		}
+	}
+	return u->cfi;
+}
+
+/* ---- the function index ---- */
+
+struct builder {
+	struct fn_entry *v;
+	size_t n, cap;
+	char *strs;
+	size_t nstrs, capstrs;
+	/* interning: open addressing over string offsets + 1 */
+	uint32_t *slots;
+	size_t nslots, nused;
+	uint32_t *files;		/* file id -> string offset */
+	size_t nfiles, capfiles;
+	uint32_t *file_slots;		/* string offset + 1 -> file id + 1 */
+};
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void grow_slots(struct builder *b)
+{
+	size_t n = b->nslots ? b->nslots * 2 : 1 << 16;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	uint32_t *fslots = xcalloc(n, sizeof(*fslots));
+
+	for (size_t i = 0; i < b->nslots; i++) {
+		uint32_t off = b->slots[i];
+		size_t j;
+
+		if (!off)
+			continue;
+		j = hash_str(b->strs + off - 1) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = off;
+		fslots[j] = b->file_slots[i];
+	}
+	free(b->slots);
+	free(b->file_slots);
+	b->slots = slots;
+	b->file_slots = fslots;
+	b->nslots = n;
+}
+
+/* The string's offset in the table, added if new; *slot its hash slot. */
+static uint32_t intern(struct builder *b, const char *s, size_t *slot)
+{
+	size_t len = strlen(s), j;
+	uint32_t off;
+
+	if ((b->nused + 1) * 2 > b->nslots)
+		grow_slots(b);
+	j = hash_str(s) & (b->nslots - 1);
+	while (b->slots[j]) {
+		if (strcmp(b->strs + b->slots[j] - 1, s) == 0) {
+			*slot = j;
+			return b->slots[j] - 1;
+		}
+		j = (j + 1) & (b->nslots - 1);
+	}
+	if (b->nstrs + len + 1 > b->capstrs) {
+		b->capstrs = (b->nstrs + len + 1) * 2;
+		b->strs = xrealloc(b->strs, b->capstrs);
+	}
+	off = (uint32_t)b->nstrs;
+	memcpy(b->strs + off, s, len + 1);
+	b->nstrs += len + 1;
+	b->slots[j] = off + 1;
+	b->nused++;
+	*slot = j;
+	return off;
+}
+
+static uint32_t intern_file(struct builder *b, const char *s)
+{
+	size_t slot;
+	uint32_t off = intern(b, s, &slot);
+
+	if (!b->file_slots[slot]) {
+		if (b->nfiles == b->capfiles) {
+			b->capfiles = b->capfiles ? b->capfiles * 2 : 4096;
+			b->files = xrealloc(b->files, b->capfiles *
+					    sizeof(*b->files));
+		}
+		b->files[b->nfiles] = off;
+		b->file_slots[slot] = (uint32_t)++b->nfiles;
+	}
+	return b->file_slots[slot] - 1;
+}
+
+static const char *attr_string(Dwarf_Die *d, int name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(d, name, &a));
+}
+
+static bool die_entry(Dwarf_Die *d, Dwarf_Addr *pc);
+
+static void index_die(struct builder *b, Dwarf_Die *d, uint64_t cu)
+{
+	Dwarf_Word inl = 0;
+	Dwarf_Attribute a;
+	uint32_t flags = 0;
+	const char *name, *file;
+	int line = 0;
+	size_t slot;
+	struct fn_entry *e;
+
+	if (dwarf_hasattr(d, DW_AT_declaration))
+		return;
+	if (dwarf_attr(d, DW_AT_inline, &a) && dwarf_formudata(&a, &inl) == 0 &&
+	    (inl == DW_INL_inlined || inl == DW_INL_declared_inlined))
+		flags |= FN_ABSTRACT;
+	if (dwarf_hasattr(d, DW_AT_low_pc) || dwarf_hasattr(d, DW_AT_ranges))
+		flags |= FN_CODE;
+	if (!flags)
+		return;
+	/* a concrete out-of-line copy of an inline function: its name is
+	 * its abstract origin's */
+	if (dwarf_hasattr(d, DW_AT_abstract_origin) ||
+	    dwarf_hasattr(d, DW_AT_specification))
+		flags |= FN_ORIGIN;
+	if (dwarf_hasattr_integrate(d, DW_AT_external))
+		flags |= FN_EXTERNAL;
+	name = attr_string(d, DW_AT_name);
+	if (!name)
+		return;
+	file = dwarf_decl_file(d);
+	dwarf_decl_line(d, &line);
+	if (!file) {
+		/* assembly: where the line table puts its first address */
+		Dwarf_Addr pc;
+		Dwarf_Line *l;
+		Dwarf_Die cudie;
+
+		if (dwarf_lowpc(d, &pc) == 0 && dwarf_diecu(d, &cudie, NULL, NULL) &&
+		    (l = dwarf_getsrc_die(&cudie, pc))) {
+			file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &line);
+		}
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 65536;
+		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+	}
+	e = &b->v[b->n++];
+	e->name = intern(b, name, &slot);
+	e->file = intern_file(b, file ? file : "<unknown source>");
+	e->die = dwarf_dieoffset(d);
+	e->cu = cu;
+	e->line = line;
+	e->flags = flags;
+	e->entry = 0;
+	if (flags & FN_CODE) {
+		Dwarf_Addr pc;
+
+		if (die_entry(d, &pc))
+			e->entry = pc;
+	}
+}
+
+static int entry_cmp(const void *a, const void *b, void *strs)
+{
+	const struct fn_entry *x = a, *y = b;
+	int c = strcmp((const char *)strs + x->name,
+		       (const char *)strs + y->name);
+
+	if (c)
+		return c;
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+static void index_build(struct dwarf_unit *u, struct fn_index *idx)
+{
+	struct builder b = { 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(u->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, d;
+
+		if (dwarf_offdie(u->dw, off + hsize, &cu) &&
+		    dwarf_child(&cu, &d) == 0) {
+			do {
+				if (dwarf_tag(&d) == DW_TAG_subprogram)
+					index_die(&b, &d, off + hsize);
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+		off = next;
+	}
+	if (b.n)
+		qsort_r(b.v, b.n, sizeof(*b.v), entry_cmp, b.strs);
+	free(b.slots);
+	free(b.file_slots);
+	idx->v = b.v;
+	idx->n = b.n;
+	idx->files = b.files;
+	idx->nfiles = b.nfiles;
+	idx->strs = b.strs ? b.strs : xcalloc(1, 1);
+	idx->nstrs = b.nstrs;
+	idx->built = true;
+}
+
+/* The cache file: a header, the entries, the file table, the strings. */
+struct index_header {
+	char magic[8];
+	uint64_t size, mtime, ino;	/* the vmlinux it describes */
+	uint64_t n, nfiles, nstrs;
+	/* the symbol table, sorted, and the kprobe blacklist */
+	uint64_t nsyms, nsymstrs, nblacklist, stext;
+};
+
+/* A function symbol in the cache file: name is an offset into the
+ * symbol names that end the file. */
+struct sym_rec {
+	uint64_t addr, size, name;
+};
+
+/* Sizes of the parts of a cache file, in order. */
+static size_t index_parts(const struct index_header *h, size_t part[6])
+{
+	part[0] = sizeof(*h);
+	part[1] = h->n * sizeof(struct fn_entry);
+	part[2] = (h->nfiles * sizeof(uint32_t) + 7) & ~(size_t)7;	/* align */
+	part[3] = h->nsyms * sizeof(struct sym_rec);
+	part[4] = h->nblacklist * sizeof(struct range);
+	part[5] = h->nstrs + h->nsymstrs;
+	return part[0] + part[1] + part[2] + part[3] + part[4] + part[5];
+}
+
+static char *index_path(struct dwarf_unit *u, const struct stat *st)
+{
+	struct sha256 h;
+	char hex[SHA256_HEX_SIZE];
+	char *dir = tapir_cache_dir(), *p;
+
+	sha256_init(&h);
+	sha256_field_str(&h, "path", u->path);
+	sha256_field(&h, "size", &st->st_size, sizeof(st->st_size));
+	sha256_field(&h, "mtime", &st->st_mtim, sizeof(st->st_mtim));
+	sha256_final_hex(&h, hex);
+	p = xasprintf("%s/dwarf/%.32s.idx", dir, hex);
+	free(dir);
+	return p;
+}
+
+static bool index_load(struct dwarf_unit *u, const char *path,
+		       const struct stat *vst)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	struct index_header h;
+	char *m, *p;
+	size_t need, part[6];
+	const struct sym_rec *syms;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(h)) {
+		close(fd);
+		return false;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return false;
+	memcpy(&h, m, sizeof(h));
+	if (memcmp(h.magic, INDEX_MAGIC, 8) != 0 ||
+	    h.size != (uint64_t)vst->st_size || h.ino != (uint64_t)vst->st_ino ||
+	    h.mtime != (uint64_t)vst->st_mtim.tv_sec * 1000000000u +
+		       (uint64_t)vst->st_mtim.tv_nsec ||
+	    (need = index_parts(&h, part)) != (size_t)st.st_size) {
+		munmap(m, (size_t)st.st_size);
+		return false;
+	}
+	free(u->syms);
+	free(u->blacklist);
+	p = m + part[0];
+	u->idx.map = m;
+	u->idx.map_len = (size_t)st.st_size;
+	u->idx.v = (struct fn_entry *)p;
+	u->idx.n = h.n;
+	p += part[1];
+	u->idx.files = (uint32_t *)p;
+	u->idx.nfiles = h.nfiles;
+	p += part[2];
+	syms = (const struct sym_rec *)p;
+	p += part[3];
+	u->blacklist = xmalloc(part[4] + 1);
+	memcpy(u->blacklist, p, part[4]);
+	u->nblacklist = h.nblacklist;
+	p += part[4];
+	u->idx.strs = p;
+	u->idx.nstrs = h.nstrs;
+	/* the symbols, already sorted */
+	u->syms = xcalloc(h.nsyms + 1, sizeof(*u->syms));
+	for (size_t i = 0; i < h.nsyms; i++) {
+		u->syms[i].addr = syms[i].addr;
+		u->syms[i].size = syms[i].size;
+		u->syms[i].name = p + h.nstrs + syms[i].name;
+	}
+	u->nsyms = h.nsyms;
+	u->stext = h.stext;
+	u->syms_loaded = true;
+	u->idx.built = true;
+	return true;
+}
+
+static void index_save(struct session *s, struct dwarf_unit *u,
+		       const char *path, const struct stat *vst)
+{
+	struct index_header h;
+	size_t len, part[6];
+	char *buf, *dir, *slash, *p, *symstrs;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, INDEX_MAGIC, 8);
+	h.size = (uint64_t)vst->st_size;
+	h.ino = (uint64_t)vst->st_ino;
+	h.mtime = (uint64_t)vst->st_mtim.tv_sec * 1000000000u +
+		  (uint64_t)vst->st_mtim.tv_nsec;
+	h.n = u->idx.n;
+	h.nfiles = u->idx.nfiles;
+	h.nstrs = u->idx.nstrs;
+	if (!u->syms_loaded)
+		load_symbols(u);
+	h.nsyms = u->nsyms;
+	for (size_t i = 0; i < u->nsyms; i++)
+		h.nsymstrs += strlen(u->syms[i].name) + 1;
+	h.nblacklist = u->nblacklist;
+	h.stext = u->stext;
+	len = index_parts(&h, part);
+	buf = xcalloc(1, len);		/* (the padding too) */
+	p = buf;
+	memcpy(p, &h, part[0]);
+	p += part[0];
+	memcpy(p, u->idx.v, part[1]);
+	p += part[1];
+	memcpy(p, u->idx.files, h.nfiles * sizeof(uint32_t));
+	p += part[2];
+	symstrs = p + part[3] + part[4] + h.nstrs;
+	for (size_t i = 0, off = 0; i < u->nsyms; i++) {
+		struct sym_rec r = { u->syms[i].addr, u->syms[i].size, off };
+		size_t k = strlen(u->syms[i].name) + 1;
+
+		memcpy(p + i * sizeof(r), &r, sizeof(r));
+		memcpy(symstrs + off, u->syms[i].name, k);
+		off += k;
+	}
+	p += part[3];
+	memcpy(p, u->blacklist, part[4]);
+	p += part[4];
+	memcpy(p, u->idx.strs, h.nstrs);
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	/* a cache that cannot be written only costs time */
+	if (kf_mkdirs(dir) != 0 || kf_write_file(path, buf, len) != 0) {
+		if (s->verbose)
+			fprintf(s->err, "tapir: cannot write the DWARF index "
+				"%s: %s\n", path, strerror(errno));
+	}
+	free(dir);
+	free(buf);
+}
+
+static struct fn_index *unit_index(struct session *s, struct dwarf_unit *u)
+{
+	struct stat st;
+	char *path = NULL;
+
+	if (u->idx.built)
+		return &u->idx;
+	/* modules are small: indexed on the fly; the kernel is cached */
+	if (!u->dwfl && stat(u->path, &st) == 0) {
+		path = index_path(u, &st);
+		if (index_load(u, path, &st)) {
+			if (s->verbose)
+				fprintf(s->err, "tapir: DWARF index %s (%zu "
+					"functions)\n", path, u->idx.n);
+			free(path);
+			return &u->idx;
+		}
+	}
+	index_build(u, &u->idx);
+	if (s->verbose)
+		fprintf(s->err, "tapir: indexed %zu functions of %s\n",
+			u->idx.n, u->path);
+	if (path) {
+		index_save(s, u, path, &st);
+		free(path);
+	}
+	return &u->idx;
+}
+
+/* ---- patterns ---- */
+
+/* "func[@file[:N|:N-M|:*|+N]]" */
+bool dwarf_parse_pattern(struct session *s, const char *pat,
+			 struct dwarf_query *q, const char **why)
+{
+	const char *at = strchr(pat, '@');
+	const char *colon, *plus;
+	char *end;
+
+	q->file = NULL;
+	q->line_lo = q->line_hi = 0;
+	q->line_any = false;
+	if (!at) {
+		q->function = pat;
+		return true;
+	}
+	q->function = arena_strndup(&s->arena, pat, (size_t)(at - pat));
+	colon = strrchr(at, ':');
+	plus = strrchr(at, '+');
+	if (plus && (!colon || plus > colon))
+		colon = plus;
+	if (!colon) {
+		q->file = at + 1;
+		return true;
+	}
+	q->file = arena_strndup(&s->arena, at + 1, (size_t)(colon - at - 1));
+	if (strcmp(colon + 1, "*") == 0 && *colon == ':') {
+		q->line_any = true;
+		return true;
+	}
+	errno = 0;
+	q->line_lo = (int)strtol(colon + 1, &end, 10);
+	q->line_hi = q->line_lo;
+	if (*end == '-' && *colon == ':')
+		q->line_hi = (int)strtol(end + 1, &end, 10);
+	if (end == colon + 1 || *end || q->line_lo < 0 ||
+	    q->line_hi < q->line_lo) {
+		*why = arena_printf(&s->arena, "malformed line number in '%s' "
+				    "(expected FUNC@FILE:N, :N-M, :* or +N)",
+				    pat);
+		return false;
+	}
+	if (*colon == '+') {
+		/* relative to the function's declaration line */
+		q->line_lo = -q->line_lo - 1;
+		q->line_hi = q->line_lo;
+	}
+	return true;
+}
+
+/* ---- SystemTap's own blacklist ---- */
+
+/*
+ * Beyond the kernel's kprobe blacklist, SystemTap refuses functions that
+ * its probe handlers (or the kprobes machinery) run through or that
+ * commonly crash a kernel when probed, files of the same kind, and code
+ * in sections that are gone after boot. The same lists keep Tapir's
+ * wildcards matching what stap matches.
+ */
+static const char bl_functions[] =
+	"^(atomic_notifier_call_chain|default_do_nmi|__die|die_nmi|"
+	"do_debug|do_general_protection|do_int3|do_IRQ|do_page_fault|"
+	"do_sparc64_fault|do_trap|dummy_nmi_callback|flush_icache_range|"
+	"ia64_bad_break|ia64_do_page_fault|ia64_fault|io_check_error|"
+	"mem_parity_error|nmi_watchdog_tick|notifier_call_chain|oops_begin|"
+	"oops_end|program_check_exception|single_step_exception|sync_regs|"
+	"unhandled_fault|unknown_nmi_error|xen_[gs]et_debugreg|xen_irq_.*|"
+	"xen_.*_fl_direct.*|check_events|xen_adjust_exception_frame|"
+	"xen_iret.*|xen_sysret64.*|test_ti_thread_flag.*|"
+	"inat_get_opcode_attribute|system_call_after_swapgs|"
+	"HYPERVISOR_[gs]et_debugreg|HYPERVISOR_event_channel_op|hash_64|"
+	"hash_ptr|native_set_pte|.*raw_.*_lock.*|.*raw_.*_unlock.*|"
+	".*raw_.*_trylock.*|.*read_lock.*|.*read_unlock.*|.*read_trylock.*|"
+	".*write_lock.*|.*write_unlock.*|.*write_trylock.*|"
+	".*write_seqlock.*|.*write_sequnlock.*|.*spin_lock.*|"
+	".*spin_unlock.*|.*spin_trylock.*|.*spin_is_locked.*|rwsem_.*lock.*|"
+	".*mutex_.*lock.*|atomic_.*|atomic64_.*|get_bh|put_bh|.*apic.*|"
+	".*APIC.*|.*softirq.*|.*IRQ.*|.*_intr.*|__delay|.*kernel_text.*|"
+	"get_current|current_.*|.*exception_tables.*|.*setup_rt_frame.*|"
+	".*preempt_count.*|preempt_schedule|__switch_to|special_mapping_.*|"
+	".*_pte_.*)$";
+/* functions that never return: no return probes */
+static const char bl_functions_ret[] = "^(do_exit|sys_exit|sys_exit_group)$";
+static const char bl_files[] =
+	"^(kernel/kprobes\\.c|arch/.*/kernel/kprobes\\.c|"
+	".*/include/asm/io\\.h|.*/include/asm/io-defs\\.h|"
+	".*/include/asm/io_64\\.h|.*/include/asm/bitops\\.h|"
+	"drivers/ide/ide-iops\\.c|arch/.*/kernel/paravirt\\.c|"
+	".*/include/asm/paravirt\\.h|fs/seq_file\\.c)$";
+static const char bl_sections[] =
+	"^(\\.init\\.|\\.exit\\.|\\.devinit\\.|\\.devexit\\.|\\.cpuinit\\.|"
+	"\\.cpuexit\\.|\\.meminit\\.|\\.memexit\\.)";
+
+static void blacklist_init(struct dwarf_ctx *c)
+{
+	if (c->bl_ready)
+		return;
+	c->bl_ready = true;
+	regcomp(&c->bl_fn, bl_functions, REG_EXTENDED | REG_NOSUB);
+	regcomp(&c->bl_fn_ret, bl_functions_ret, REG_EXTENDED | REG_NOSUB);
+	regcomp(&c->bl_file, bl_files, REG_EXTENDED | REG_NOSUB);
+	regcomp(&c->bl_section, bl_sections, REG_EXTENDED | REG_NOSUB);
+}
+
+/* The name of the ELF section holding a link-time address. */
+static const char *section_of(struct dwarf_unit *u, uint64_t addr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (u->dwfl) {
+		Dwarf_Addr a = addr + u->bias;
+		int i = dwfl_module_relocate_address(u->mod, &a);
+
+		return i < 0 ? NULL : dwfl_module_relocation_info(u->mod,
+							(unsigned)i, NULL);
+	}
+	if (elf_getshdrstrndx(u->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(u->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size)
+			return elf_strptr(u->elf, shstrndx, sh.sh_name);
+	}
+	return NULL;
+}
+
+/* Why stap would refuse this site, or NULL. */
+static const char *stap_blacklisted(struct session *s, struct dwarf_unit *u,
+				    const struct dwarf_site *site)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+	const char *sec;
+
+	blacklist_init(c);
+	if (regexec(&c->bl_fn, site->function, 0, NULL, 0) == 0)
+		return arena_printf(&s->arena, "function %s is blocklisted",
+				    site->function);
+	if (site->is_return &&
+	    regexec(&c->bl_fn_ret, site->function, 0, NULL, 0) == 0)
+		return arena_printf(&s->arena, "function %s return probe is "
+				    "blocklisted", site->function);
+	if (site->decl_file &&
+	    regexec(&c->bl_file, site->decl_file, 0, NULL, 0) == 0)
+		return arena_printf(&s->arena, "function %s is in blocklisted "
+				    "file %s", site->function, site->decl_file);
+	/* (a module's init and exit code stays probeable, as in stap) */
+	sec = u->dwfl ? NULL : section_of(u, site->pc);
+	if (sec && regexec(&c->bl_section, sec, 0, NULL, 0) == 0)
+		return arena_printf(&s->arena, "function %s is in blocklisted "
+				    "section %s", site->function, sec);
+	return NULL;
+}
+
+/* ---- sites ---- */
+
+/* Where a subprogram or inlined subroutine starts. */
+static bool die_entry(Dwarf_Die *d, Dwarf_Addr *pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off;
+
+	if (dwarf_entrypc(d, pc) == 0)
+		return true;
+	off = dwarf_ranges(d, 0, &base, &lo, &hi);
+	if (off > 0) {
+		*pc = lo;
+		return true;
+	}
+	return false;
+}
+
+static bool cu_optimized(Dwarf_Die *cu)
+{
+	const char *p = attr_string(cu, DW_AT_producer);
+
+	/* gcc records its options: " -O2", " -Os"; no -O (or -O0) means
+	 * the prologue must be skipped for the arguments to be right */
+	for (; p && (p = strstr(p, " -O")); p += 3)
+		if (p[3] != '0')
+			return true;
+	return false;
+}
+
+/* Past the prologue: the line table's first row after the entry that
+ * starts a new line, as for code built without optimization. */
+static Dwarf_Addr after_prologue(Dwarf_Die *fn, Dwarf_Addr entry)
+{
+	Dwarf_Addr *bk = NULL;
+	int n = dwarf_entry_breakpoints(fn, &bk);
+	Dwarf_Addr pc = entry;
+
+	if (n > 0)
+		pc = bk[0];
+	free(bk);
+	return pc;
+}
+
+struct finder {
+	struct session *s;
+	const struct dwarf_query *q;
+	struct dwarf_unit *u;
+	struct dwarf_site **v;
+	int n, cap;
+	const char *why;		/* the first refusal */
+	/* inline instances of the CU being walked: origin -> instances */
+	uint64_t walked_cu;
+	uint64_t *inl_origin, *inl_die, *inl_top;
+	size_t ninl, capinl;
+	bool *file_ok;			/* per file of the index, or NULL */
+};
+
+static void site_add(struct finder *f, struct dwarf_site *site)
+{
+	/* an instance nested in another at the same address: one probe */
+	for (int i = f->n - 1; i >= 0 && f->v[i]->fn_die == site->fn_die; i--)
+		if (f->v[i]->pc == site->pc && f->v[i]->line == site->line)
+			return;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
+	}
+	f->v[f->n++] = site;
+}
+
+static void fill_reloc(struct finder *f, struct dwarf_site *site)
+{
+	struct dwarf_unit *u = f->u;
+	const struct fsym *sym = dwarf_symbol_at(u, site->pc);
+
+	if (sym && (!sym->size || site->pc < sym->addr + sym->size)) {
+		site->symbol = sym->name;
+		site->symbol_offset = site->pc - sym->addr;
+	}
+	if (u->dwfl) {
+		Dwarf_Addr a = site->pc + u->bias;
+		int i = dwfl_module_relocate_address(u->mod, &a);
+
+		site->reloc_base = i < 0 ? ".text" : dwfl_module_relocation_info(
+			u->mod, (unsigned)i, NULL);
+		site->reloc_offset = a;
+	} else {
+		site->reloc_base = "_stext";
+		site->reloc_offset = site->pc - u->stext;
+	}
+}
+
+/* n bytes of code at a link-time address. */
+static bool read_code(struct dwarf_unit *u, uint64_t addr, void *buf,
+		      size_t n)
+{
+	Dwarf_Addr a = addr + u->bias, bias;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (!u->dwfl)
+		return read_addr(u->elf, addr, buf, n);
+	scn = dwfl_module_address_section(u->mod, &a, &bias);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) ||
+	    !d->d_buf || a + n > d->d_size)
+		return false;
+	memcpy(buf, (char *)d->d_buf + a, n);
+	return true;
+}
+
+/* Past a "call __fentry__" at a function's entry (-mfentry): the kernel
+ * has the call's target resolved; a module has it as a relocation, so
+ * any call there is the fentry call. */
+static uint64_t past_fentry(struct dwarf_unit *u, uint64_t entry)
+{
+	unsigned char code[5];
+	int32_t rel;
+
+	if (!read_code(u, entry, code, 5) || code[0] != 0xe8)
+		return entry;
+	if (!u->dwfl) {
+		const struct fsym *t;
+
+		memcpy(&rel, code + 1, 4);
+		t = dwarf_symbol_at(u, entry + 5 + (int64_t)rel);
+		if (!t || t->addr != entry + 5 + (uint64_t)(int64_t)rel ||
+		    strcmp(t->name, "__fentry__") != 0)
+			return entry;
+	}
+	return entry + 5;
+}
+
+/* Make a site; NULL when stap's blacklist refuses it (noted in why). */
+static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
+				    Dwarf_Die *fn, Dwarf_Die *die,
+				    const struct fn_entry *e, Dwarf_Addr entry,
+				    bool inlined)
+{
+	struct session *s = f->s;
+	struct dwarf_site *site = ANEW(&s->arena, struct dwarf_site);
+	const char *bl;
+
+	site->module = f->u->name;
+	site->function = f->u->idx.strs + e->name;
+	site->decl_file = f->u->idx.strs + f->u->idx.files[e->file];
+	site->decl_line = e->line;
+	site->cu = dwarf_diename(cu);
+	site->entry_pc = entry;
+	site->optimized = cu_optimized(cu);
+	site->prologue_pc = inlined ? entry : after_prologue(die, entry);
+	site->pc = site->optimized ? entry : site->prologue_pc;
+	site->var_pc = !inlined && site->pc == entry ?
+		       past_fentry(f->u, entry) : site->pc;
+	site->inlined = inlined;
+	site->is_return = f->q->is_return;
+	site->unit = f->u;
+	site->die = dwarf_dieoffset(die);
+	site->fn_die = dwarf_dieoffset(fn);
+	site->cu_die = dwarf_dieoffset(cu);
+	site->top_die = site->die;
+	bl = stap_blacklisted(s, f->u, site);
+	if (bl) {
+		if (!f->why)
+			f->why = bl;
+		return NULL;
+	}
+	site->blacklisted = !f->u->dwfl && kernel_blacklisted(f->u, site->pc);
+	/* .exported means a global function, as stap takes it */
+	site->exported = !inlined && (e->flags & FN_EXTERNAL);
+	fill_reloc(f, site);
+	return site;
+}
+
+/* Collect the CU's inlined subroutines (by abstract origin), with the
+ * top-level DIE holding each. */
+static void walk_inlines(struct finder *f, Dwarf_Die *d, int depth,
+			 uint64_t top)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(d, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Attribute a;
+			Dwarf_Die o;
+
+			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &o)) {
+				if (f->ninl == f->capinl) {
+					f->capinl = f->capinl ? f->capinl * 2 : 256;
+					f->inl_origin = xrealloc(f->inl_origin,
+						f->capinl * sizeof(uint64_t));
+					f->inl_die = xrealloc(f->inl_die,
+						f->capinl * sizeof(uint64_t));
+					f->inl_top = xrealloc(f->inl_top,
+						f->capinl * sizeof(uint64_t));
+				}
+				f->inl_origin[f->ninl] = dwarf_dieoffset(&o);
+				f->inl_die[f->ninl] = dwarf_dieoffset(&c);
+				f->inl_top[f->ninl] = top;
+				f->ninl++;
+			}
+		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine)
+			walk_inlines(f, &c, depth + 1,
+				     depth ? top : dwarf_dieoffset(&c));
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void inline_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			 const struct fn_entry *e)
+{
+	uint64_t cuoff = dwarf_dieoffset(cu);
+
+	if (f->walked_cu != cuoff) {
+		f->ninl = 0;
+		f->walked_cu = cuoff;
+		walk_inlines(f, cu, 0, 0);
+	}
+	for (size_t i = 0; i < f->ninl; i++) {
+		Dwarf_Die inl;
+		Dwarf_Addr entry;
+		struct dwarf_site *site;
+
+		if (f->inl_origin[i] != e->die ||
+		    !dwarf_offdie(f->u->dw, f->inl_die[i], &inl) ||
+		    !die_entry(&inl, &entry))
+			continue;
+		site = make_site(f, cu, fn, &inl, e, entry, true);
+		if (site) {
+			site->top_die = f->inl_top[i];
+			site_add(f, site);
+		}
+	}
+}
+
+/* The lowest address of each wanted line of the function's decl file
+ * inside its code: one statement site per line. */
+static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			    Dwarf_Die *die, uint64_t top,
+			    const struct fn_entry *e, Dwarf_Addr entry)
+{
+	const struct dwarf_query *q = f->q;
+	Dwarf_Lines *lines;
+	size_t nl;
+	int lo = q->line_lo, hi = q->line_hi;
+	const char *file = f->u->idx.strs + f->u->idx.files[e->file];
+	int *lnums = NULL;
+	Dwarf_Addr *addrs = NULL;
+	size_t n = 0;
+
+	if (lo < 0) {		/* +N */
+		lo = hi = e->line + (-lo - 1);
+	}
+	if (dwarf_getsrclines(cu, &lines, &nl) != 0)
+		return;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		const char *src;
+		bool found = false;
+
+		if (dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &ln) != 0 ||
+		    dwarf_haspc(die, a) <= 0)
+			continue;
+		if ((!q->line_any && (ln < lo || ln > hi)) || ln <= e->line)
+			continue;	/* (lines above it are inlined code) */
+		src = dwarf_linesrc(l, NULL, NULL);
+		if (!src || strcmp(src, file) != 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (lnums[k] == ln) {
+				if (a < addrs[k])
+					addrs[k] = a;
+				found = true;
+			}
+		if (found)
+			continue;
+		lnums = xrealloc(lnums, (n + 1) * sizeof(*lnums));
+		addrs = xrealloc(addrs, (n + 1) * sizeof(*addrs));
+		lnums[n] = ln;
+		addrs[n] = a;
+		n++;
+	}
+	/* by line */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && lnums[j - 1] > lnums[j]; j--) {
+			int t = lnums[j];
+			Dwarf_Addr ta = addrs[j];
+
+			lnums[j] = lnums[j - 1];
+			lnums[j - 1] = t;
+			addrs[j] = addrs[j - 1];
+			addrs[j - 1] = ta;
+		}
+	for (size_t i = 0; i < n; i++) {
+		struct dwarf_site *site;
+		bool dup = false;
+
+		/* one probe per address: a line sharing its first address
+		 * with an earlier line is that line's */
+		for (size_t k = 0; k < i; k++)
+			dup |= addrs[k] == addrs[i];
+		if (dup)
+			continue;
+		site = make_site(f, cu, fn, die, e, entry, die != fn);
+		if (!site)
+			continue;
+		site->top_die = top;
+		site->line = lnums[i];
+		site->pc = site->var_pc = addrs[i];
+		fill_reloc(f, site);
+		site->blacklisted = !f->u->dwfl &&
+				    kernel_blacklisted(f->u, site->pc);
+		site_add(f, site);
+	}
+	free(lnums);
+	free(addrs);
+}
+
+/* Statements of each inline instance of e (lines of its own file). */
+static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			      const struct fn_entry *e)
+{
+	uint64_t cuoff = dwarf_dieoffset(cu);
+
+	if (f->walked_cu != cuoff) {
+		f->ninl = 0;
+		f->walked_cu = cuoff;
+		walk_inlines(f, cu, 0, 0);
+	}
+	for (size_t i = 0; i < f->ninl; i++) {
+		Dwarf_Die inl;
+		Dwarf_Addr entry;
+
+		if (f->inl_origin[i] == e->die &&
+		    dwarf_offdie(f->u->dw, f->inl_die[i], &inl) &&
+		    die_entry(&inl, &entry))
+			statement_sites(f, cu, fn, &inl, f->inl_top[i], e,
+					entry);
+	}
+}
+
+static bool file_matches(const char *pat, const char *file)
+{
+	char buf[512];
+
+	if (fnmatch(pat, file, 0) == 0)
+		return true;
+	/* an implicit leading "*" + "/": the last components suffice */
+	if (snprintf(buf, sizeof(buf), "*/%s", pat) >= (int)sizeof(buf))
+		return false;
+	return fnmatch(buf, file, 0) == 0;
+}
+
+/* Does the out-of-line copy e count as its function? (foo,
+ * foo.constprop.0, foo.isra.0 do; foo.part.0, a part split off by gcc,
+ * lists as a symbol, as in stap) */
+static bool origin_counts(struct dwarf_unit *u, const struct fn_entry *e)
+{
+	const struct fsym *sym = dwarf_symbol_at(u, e->entry);
+	const char *fname = u->idx.strs + e->name;
+	size_t len = strlen(fname);
+
+	return sym && sym->addr == e->entry &&
+	       strncmp(sym->name, fname, len) == 0 &&
+	       (!sym->name[len] || (sym->name[len] == '.' &&
+				    !strstr(sym->name + len, ".part.")));
+}
+
+/* pass 0: the out-of-line function; pass 1: its inline instances. */
+static void entry_sites(struct finder *f, const struct fn_entry *e, int pass)
+{
+	const struct dwarf_query *q = f->q;
+	Dwarf_Die cu, fn;
+	Dwarf_Addr entry;
+
+	if (!dwarf_offdie(f->u->dw, e->cu, &cu) ||
+	    !dwarf_offdie(f->u->dw, e->die, &fn))
+		return;
+	if (q->statement) {
+		if (!pass && (e->flags & FN_CODE) && die_entry(&fn, &entry) &&
+		    (!(e->flags & FN_ORIGIN) || origin_counts(f->u, e)))
+			statement_sites(f, &cu, &fn, &fn, e->die, e, entry);
+		if (pass && (e->flags & FN_ABSTRACT))
+			inline_statements(f, &cu, &fn, e);
+		return;
+	}
+	if (!pass && (e->flags & FN_CODE) && !q->inline_only &&
+	    die_entry(&fn, &entry)) {
+		struct dwarf_site *site;
+
+		if ((e->flags & FN_ORIGIN) && !origin_counts(f->u, e))
+			goto inlines;
+		site = make_site(f, &cu, &fn, &fn, e, entry, false);
+		if (site && q->exported && !site->exported)
+			site = NULL;
+		if (site)
+			site_add(f, site);
+	}
+inlines:
+	/* inline instances: no return point, not exported, not .call */
+	if (pass && (e->flags & FN_ABSTRACT) && !q->call && !q->exported &&
+	    !q->is_return)
+		inline_sites(f, &cu, &fn, e);
+}
+
+static int die_cmp(const void *a, const void *b)
+{
+	const struct fn_entry *x = *(struct fn_entry *const *)a;
+	const struct fn_entry *y = *(struct fn_entry *const *)b;
+
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+/* The index entries whose name matches: a binary search over the
+ * literal prefix, then fnmatch. */
+static size_t match_names(struct fn_index *idx, const char *pat,
+			  const struct fn_entry ***out)
+{
+	size_t plen = strcspn(pat, "*?[\\"), lo = 0, hi = idx->n, n = 0, cap = 0;
+	const struct fn_entry **v = NULL;
+	bool wild = pat[plen] != '\0';
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strncmp(idx->strs + idx->v[mid].name, pat, plen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < idx->n; i++) {
+		const char *name = idx->strs + idx->v[i].name;
+
+		if (strncmp(name, pat, plen) != 0)
+			break;
+		if (wild ? fnmatch(pat, name, 0) != 0 : strcmp(pat, name) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = &idx->v[i];
+	}
+	*out = v;
+	return n;
+}
+
+static void symbol_sites(struct finder *f);
+
+static void unit_sites(struct finder *f)
+{
+	struct fn_index *idx = unit_index(f->s, f->u);
+	const struct fn_entry **v;
+	size_t n = match_names(idx, f->q->function, &v);
+
+	if (f->q->file) {
+		size_t w = 0;
+
+		f->file_ok = xcalloc(idx->nfiles, sizeof(bool) * 2);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t fi = v[i]->file;
+
+			/* [2i]: known, [2i+1]: matches */
+			if (!f->file_ok[2 * fi]) {
+				f->file_ok[2 * fi] = true;
+				f->file_ok[2 * fi + 1] = file_matches(f->q->file,
+					idx->strs + idx->files[fi]);
+			}
+			if (f->file_ok[2 * fi + 1])
+				v[w++] = v[i];
+		}
+		n = w;
+		free(f->file_ok);
+		f->file_ok = NULL;
+	}
+	/* in CU and DIE order, as the debuginfo has them */
+	if (n)
+		qsort(v, n, sizeof(*v), die_cmp);
+	/* per CU, the out-of-line functions first, then inline instances,
+	 * as stap orders them */
+	f->walked_cu = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && v[j]->cu == v[i]->cu; j++)
+			entry_sites(f, v[j], 0);
+		for (size_t k = i; k < j; k++)
+			entry_sites(f, v[k], 1);
+	}
+	free(v);
+	symbol_sites(f);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Does DWARF know a function of this name? */
+static bool index_has(const struct fn_index *idx, const char *name)
+{
+	size_t lo = 0, hi = idx->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(idx->strs + idx->v[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < idx->n && strcmp(idx->strs + idx->v[lo].name, name) == 0;
+}
+
+/* The entry addresses of every DWARF function of the unit. */
+static void build_covered(struct dwarf_unit *u)
+{
+	struct fn_index *idx = &u->idx;
+
+	u->covered_built = true;
+	u->covered = xcalloc(idx->n + 1, sizeof(*u->covered));
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct fn_entry *e = &idx->v[i];
+
+		if ((e->flags & FN_CODE) && e->entry &&
+		    (!(e->flags & FN_ORIGIN) || origin_counts(u, e)))
+			u->covered[u->ncovered++] = e->entry;
+	}
+	qsort(u->covered, u->ncovered, sizeof(*u->covered), u64_cmp);
+}
+
+/*
+ * Function symbols that no DWARF function describes (assembly
+ * trampolines, the .cold and .part.N pieces gcc splits off) are probe
+ * points too, named without a source file, as stap lists them: entry
+ * and return probes by address, without target variables.
+ */
+static void symbol_sites(struct finder *f)
+{
+	struct dwarf_unit *u = f->u;
+	const struct dwarf_query *q = f->q;
+	bool wild = has_wild(q->function);
+
+	if (q->file || q->statement || q->inline_only)
+		return;
+	if (!u->syms_loaded)
+		load_symbols(u);
+	if (!u->covered_built)
+		build_covered(u);
+	for (size_t i = 0; i < u->nsyms; i++) {
+		const struct fsym *sym = &u->syms[i];
+		struct dwarf_site *site;
+		const char *bl;
+
+		if (wild ? fnmatch(q->function, sym->name, 0) != 0 :
+			   strcmp(q->function, sym->name) != 0)
+			continue;
+		if (i && u->syms[i - 1].addr == sym->addr)
+			continue;	/* an alias of the previous one */
+		if (bsearch(&sym->addr, u->covered, u->ncovered,
+			    sizeof(*u->covered), u64_cmp) ||
+		    index_has(&u->idx, sym->name))
+			continue;
+		site = ANEW(&f->s->arena, struct dwarf_site);
+		site->module = u->name;
+		site->function = sym->name;
+		site->entry_pc = site->prologue_pc = site->pc = sym->addr;
+		site->var_pc = sym->addr;
+		site->is_return = q->is_return;
+		site->unit = u;
+		bl = stap_blacklisted(f->s, u, site);
+		if (bl) {
+			if (!f->why)
+				f->why = bl;
+			continue;
+		}
+		site->blacklisted = !u->dwfl && kernel_blacklisted(u, sym->addr);
+		fill_reloc(f, site);
+		site_add(f, site);
+	}
+}
+
+/* Is a module matching pat built into the kernel (modules.builtin)? */
+static bool builtin_module(struct session *s, const char *pat)
+{
+	char *path = xasprintf("/lib/modules/%s/modules.builtin",
+			       kconfig_get(s)->release);
+	FILE *f = fopen(path, "r");
+	char line[512];
+	bool found = false;
+
+	free(path);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *name;
+
+		line[strcspn(line, "\n")] = '\0';
+		name = module_name_of(line);
+		found = has_wild(pat) ? fnmatch(pat, name, 0) == 0 :
+					strcmp(pat, name) == 0;
+		free(name);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
+		     struct dwarf_site ***out, const char **why)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+	struct finder f = { .s = s, .q = q };
+	int nunits = 0;
+
+	*why = NULL;
+	if (!q->module) {
+		f.u = dwarf_unit_for(s, NULL);
+		if (!f.u) {
+			*why = arena_printf(&s->arena, "no kernel debuginfo for "
+					    "%s (install the %s package)",
+					    kconfig_get(s)->release,
+					    dwarf_package(s));
+			return -1;
+		}
+		unit_sites(&f);
+		nunits = 1;
+	} else {
+		dwarf_unit_for(s, NULL);
+		list_modules(s, c);
+		for (size_t i = 0; i < c->nmods; i++) {
+			if (has_wild(q->module) ?
+			    fnmatch(q->module, c->mod_names[i], 0) != 0 :
+			    strcmp(q->module, c->mod_names[i]) != 0)
+				continue;
+			f.u = dwarf_unit_for(s, c->mod_names[i]);
+			if (!f.u)
+				continue;
+			unit_sites(&f);
+			nunits++;
+		}
+		if (!nunits) {
+			*why = builtin_module(s, q->module) ?
+				arena_printf(&s->arena, "module '%s' is built "
+					     "into kernel %s: probe it as "
+					     "kernel.function(...)", q->module,
+					     kconfig_get(s)->release) :
+				arena_printf(&s->arena, "no debuginfo for "
+					     "module '%s' of kernel %s (install "
+					     "the %s package)", q->module,
+					     kconfig_get(s)->release,
+					     dwarf_package(s));
+			return -1;
+		}
+	}
+	free(f.inl_origin);
+	free(f.inl_die);
+	free(f.inl_top);
+	*out = arena_alloc(&s->arena, (size_t)(f.n + 1) * sizeof(**out));
+	if (f.n)
+		memcpy(*out, f.v, (size_t)f.n * sizeof(**out));
+	free(f.v);
+	if (!f.n)
+		*why = f.why;
+	return f.n;
+}
+
+const char *dwarf_site_point(struct session *s, const struct dwarf_site *site,
+			     bool statement)
+{
+	const char *head = strcmp(site->module, "kernel") == 0 ? "kernel" :
+		arena_printf(&s->arena, "module(\"%s\")", site->module);
+
+	int line = statement ? site->line : site->decl_line;
+
+	if (!site->decl_file)	/* a symbol without DWARF */
+		return arena_printf(&s->arena, "%s.function(\"%s\")", head,
+				    site->function);
+	if (!line)	/* no line known */
+		return arena_printf(&s->arena, "%s.%s(\"%s@%s\")", head,
+				    statement ? "statement" : "function",
+				    site->function, site->decl_file);
+	return arena_printf(&s->arena, "%s.%s(\"%s@%s:%d\")", head,
+			    statement ? "statement" : "function",
+			    site->function, site->decl_file, line);
+}

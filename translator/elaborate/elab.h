@@ -1,0 +1,105 @@
+/* elab.h - translator/elaborate/, pass 2: a parsed script plus the tapset library become one
+ * resolved, typed program.
+ *
+ *   tapset.c    the tapset path, an index of what each library file
+ *               defines, loading files on first use
+ *   probes.c    probe points: aliases, wildcards, providers (providers/)
+ *   resolve.c   names: locals, globals, functions, overloads; checks
+ *   types.c     type inference to a fixpoint; print-format checks
+ *   optimize.c  elision of what is never used, with warnings
+ *   dump.c      -p2, -l, -L and the --dump-* listings
+ */
+#ifndef TAPIR_ELAB_H
+#define TAPIR_ELAB_H
+
+#include "parse/ast.h"
+#include "session.h"
+
+#define MAX_ARITY 9
+
+struct symbol {
+	const char *name;
+	enum vtype type;		/* scalar, or an array's values */
+	struct loc type_loc;		/* where the type was first inferred */
+	int arity;			/* 0 scalar, N keys, -1 not yet known */
+	enum vtype key[MAX_ARITY];
+	struct loc key_loc[MAX_ARITY];
+	struct loc loc;			/* declaration, or first use */
+	bool global, param, mismatch_reported;
+	const struct decl *decl;	/* D_GLOBAL, or NULL */
+	const struct srcfile *file;	/* for private */
+	int64_t size;			/* global a[N] */
+	bool wrap;
+	unsigned reads, writes;
+	unsigned dead_reads, dead_writes;	/* of those, in if (0) code */
+	bool print_at_exit;		/* a global written but never read */
+	const struct expr *hist;	/* the histogram it is used with */
+	struct symbol *next;
+};
+
+struct function {
+	const char *name;
+	const struct decl *decl;
+	int nparams;
+	struct symbol *params, *locals;
+	enum vtype type;
+	struct loc type_loc;
+	bool used, resolved, tapset, mismatch_reported;
+	/* embedded-C pragmas: comments in the body */
+	bool pure, stable, unprivileged, guru, unmangled;
+	bool uses_targets;		/* $vars of the calling probe */
+	struct symbol **writes;		/* globals written directly */
+	int nwrites;
+	struct function **callees;
+	int ncallees;
+	unsigned mark;			/* graph walks */
+	struct function *overload;	/* lower priority, same name and arity */
+	struct function *next;
+};
+
+struct provider;
+struct dwarf_site;
+
+/* One concrete probe point with its body: what the emitter will see. */
+struct dprobe {
+	const struct provider *prov;
+	const struct probe_point *point;	/* concrete, no wildcards */
+	const char *name;			/* its canonical text */
+	const struct probe_point *user;		/* as written in the script */
+	const struct decl *decl;		/* the script's probe */
+	struct stmt *body;			/* cloned: prologue, body, epilogue */
+	struct expr *cond;			/* probe point condition */
+	struct symbol *locals;
+	/* provider details */
+	bool is_return;			/* $return and @entry allowed */
+	bool has_targets;		/* $vars: the DWARF probes */
+	int64_t priority;		/* begin(N), end(N), error(N) */
+	int64_t interval, randomize;	/* timers, in their own unit */
+	const char *unit;
+	const char *symbol, *module;	/* kprobes and DWARF probes */
+	int64_t maxactive;
+	uint64_t address;
+	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
+	struct dprobe *next;
+};
+
+struct program {
+	struct script *user;
+	struct symbol *globals;
+	struct function *functions;
+	struct dprobe *probes;
+	int nprobes;
+	struct tapset_index *tapsets;
+};
+
+/* Pass 2. Returns NULL when errors were reported. */
+struct program *elaborate(struct session *s, struct script *user);
+
+/* Listings: -p2, -l, -L, --dump-*. */
+void dump_program(FILE *out, const struct program *prog);
+int list_probes(struct session *s, const char *pattern, bool vars);
+int dump_functions(struct session *s, FILE *out);
+int dump_probe_aliases(struct session *s, FILE *out);
+int dump_probe_types(struct session *s, FILE *out);
+
+#endif

@@ -1,0 +1,624 @@
+/* probes.c - from the probe points a script names to derived probes.
+ *
+ * A point (brace groups were expanded by the parser) is matched against
+ * the probe aliases (the script's and the library's; wildcards in the
+ * point match alias names, '**' across dots; an alias may take a suffix:
+ * `foo.return` through alias `foo` becomes each of foo's points plus
+ * `.return`), recursively, and finally against the provider families. Each concrete point becomes a
+ * struct dprobe whose body is its own copy of the alias prologues, the
+ * script's body and the alias epilogues.
+ */
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/print.h"
+#include "providers/provider.h"
+#include "xalloc.h"
+
+#define MAX_ALIAS_DEPTH 32
+
+static const struct provider *const providers[] = {
+	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_unsupported, NULL
+};
+
+/* The parts of a derived body, in order. */
+struct part {
+	const struct stmt *block;
+	struct part *next;
+};
+
+const char *pp_text(struct session *s, const struct probe_point *pp)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *out;
+
+	if (!f)
+		return "?";
+	print_probe_point_name(f, pp);
+	fclose(f);
+	out = arena_strdup(&s->arena, buf);
+	free(buf);
+	return out;
+}
+
+const struct expr *pp_arg(const struct probe_point *pp, int i)
+{
+	const struct pp_comp *c = pp->comps;
+
+	while (c && i-- > 0)
+		c = c->next;
+	return c ? c->arg : NULL;
+}
+
+bool pp_has(const struct probe_point *pp, const char *name)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (strcmp(c->name, name) == 0)
+			return true;
+	return false;
+}
+
+static int ncomps(const struct probe_point *pp)
+{
+	int n = 0;
+
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		n++;
+	return n;
+}
+
+static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
+				  struct pp_comp *suffix)
+{
+	struct pp_comp *head = NULL, **tail = &head;
+
+	for (; c; c = c->next) {
+		struct pp_comp *n = ANEW(&s->arena, struct pp_comp);
+
+		*n = *c;
+		n->next = NULL;
+		*tail = n;
+		tail = &n->next;
+	}
+	*tail = suffix;
+	return head;
+}
+
+/* ---- matching ---- */
+
+static bool same_arg(const struct expr *a, const struct expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == E_NUM)
+		return a->num == b->num;
+	return a->len == b->len && memcmp(a->str, b->str, a->len) == 0;
+}
+
+/* Does the first k components of point match alias name? */
+static bool alias_match(const struct probe_point *pp,
+			const struct probe_point *name, int k)
+{
+	const struct pp_comp *c = pp->comps, *a = name->comps;
+
+	for (; k > 0 && c && a; k--, c = c->next, a = a->next) {
+		if (strcmp(c->name, a->name) != 0 &&
+		    (!strpbrk(c->name, "*?[") || fnmatch(c->name, a->name, 0)))
+			return false;
+		if (!same_arg(c->arg, a->arg))
+			return false;
+	}
+	return k == 0 && !a;
+}
+
+struct expand {
+	struct elab *e;
+	struct dprobe tmpl;	/* decl, user point, cond */
+	int depth;
+};
+
+static int expand_point(struct expand *x, const struct probe_point *pp,
+			struct part *parts, struct expr *cond);
+
+static struct part *part_new(struct session *s, const struct stmt *b,
+			     struct part *next)
+{
+	struct part *p = ANEW(&s->arena, struct part);
+
+	p->block = b;
+	p->next = next;
+	return p;
+}
+
+static struct part *parts_append(struct session *s, struct part *list,
+				 const struct stmt *b)
+{
+	struct part *head = NULL, **tail = &head;
+
+	for (; list; list = list->next) {
+		*tail = part_new(s, list->block, NULL);
+		tail = &(*tail)->next;
+	}
+	*tail = part_new(s, b, NULL);
+	return head;
+}
+
+static struct expr *and_cond(struct session *s, struct expr *a,
+			     const struct expr *b)
+{
+	struct expr *x;
+
+	if (!b)
+		return a;
+	if (!a)
+		return ast_clone_expr(s, b);
+	x = ast_expr(s, E_BINARY, &b->loc);
+	x->op = OP_LAND;
+	x->a = a;
+	x->b = ast_clone_expr(s, b);
+	return x;
+}
+
+static int expand_alias(struct expand *x, const struct probe_point *pp,
+			const struct alias_def *al, int k,
+			struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	const struct decl *d = al->decl;
+	struct pp_comp *suffix = NULL;
+	int n = 0;
+
+	if (al->file)
+		tapset_load(x->e, al->file);
+	/* the suffix after the alias name goes onto each of its points */
+	{
+		const struct pp_comp *c = pp->comps;
+
+		for (int i = 0; i < k; i++)
+			c = c->next;
+		suffix = c ? copy_comps(s, c, NULL) : NULL;
+	}
+	if (d->append) {
+		parts = parts_append(s, parts, d->body);
+	} else {
+		if (d->epilogue)
+			parts = parts_append(s, parts, d->epilogue);
+		parts = part_new(s, d->body, parts);
+	}
+	x->depth++;
+	for (const struct probe_point *r = d->points; r; r = r->next) {
+		struct probe_point *np = ANEW(&s->arena, struct probe_point);
+		int got;
+
+		*np = *r;
+		np->next = NULL;
+		np->comps = copy_comps(s, r->comps, suffix ?
+				       copy_comps(s, suffix, NULL) : NULL);
+		got = expand_point(x, np, parts, and_cond(s, cond, r->cond));
+		if (got < 0) {
+			x->depth--;
+			return -1;
+		}
+		n += got;
+		if (got > 0 && r->sufficient)
+			break;
+	}
+	x->depth--;
+	return n;
+}
+
+/* Glob over a dotted name: '*' and '?' stay within a component, '**'
+ * crosses dots. */
+static bool globstar(const char *pat, const char *str)
+{
+	if (!*pat)
+		return !*str;
+	if (pat[0] == '*' && pat[1] == '*') {
+		for (const char *t = str;; t++) {
+			if (globstar(pat + 2, t))
+				return true;
+			if (!*t)
+				return false;
+		}
+	}
+	if (*pat == '*') {
+		for (const char *t = str;; t++) {
+			if (globstar(pat + 1, t))
+				return true;
+			if (!*t || *t == '.')
+				return false;
+		}
+	}
+	if (!*str || (*pat == '?' ? *str == '.' : *pat != *str))
+		return false;
+	return globstar(pat + 1, str + 1);
+}
+
+static bool has_globstar(const struct probe_point *pp)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (strstr(c->name, "**"))
+			return true;
+	return false;
+}
+
+/* pp has '**': match whole alias names as text. */
+static int match_aliases_globstar(struct expand *x, const struct probe_point *pp,
+				  struct part *parts, struct expr *cond,
+				  bool *matched)
+{
+	struct tapset_index *idx = x->e->idx;
+	const char *pat = pp_text(x->e->s, pp);
+	int n = 0;
+
+	*matched = false;
+	for (int i = 0; i < idx->naliases; i++) {
+		const struct alias_def *al = &idx->aliases[i];
+		int got;
+
+		if (!globstar(pat, pp_text(x->e->s, al->name)))
+			continue;
+		*matched = true;
+		got = expand_alias(x, al->name, al, ncomps(al->name), parts,
+				   cond);
+		if (got < 0)
+			return -1;
+		n += got;
+	}
+	return n;
+}
+
+/* whole: only aliases named by the whole point; else only those named by
+ * a prefix of it (the suffix form), longest first */
+static int match_aliases(struct expand *x, const struct probe_point *pp,
+			 struct part *parts, struct expr *cond, bool whole,
+			 bool *matched)
+{
+	struct tapset_index *idx = x->e->idx;
+	int n = 0, len = ncomps(pp), best = 0;
+
+	const char *first = pp->comps->name;
+	bool wild = strpbrk(first, "*?[") != NULL;
+
+	if (has_globstar(pp)) {
+		if (!whole) {
+			*matched = false;
+			return 0;
+		}
+		return match_aliases_globstar(x, pp, parts, cond, matched);
+	}
+	*matched = false;
+	/* whole-name matches first; else the longest prefix (suffix form);
+	 * without a wildcard in the first component only aliases with that
+	 * first name can match */
+	for (int k = whole ? len : len - 1; k > 0 && !*matched;
+	     k = whole ? 0 : k - 1) {
+		struct strmap_entry *it = NULL;
+
+		for (int i = 0; i < idx->naliases; i++) {
+			const struct alias_def *al;
+			int got;
+
+			if (!wild) {
+				it = strmap_next(&idx->alias_first, first, it);
+				if (!it)
+					break;
+				al = &idx->aliases[(intptr_t)it->value - 1];
+			} else {
+				al = &idx->aliases[i];
+			}
+			if (!alias_match(pp, al->name, k))
+				continue;
+			*matched = true;
+			best = k;
+			got = expand_alias(x, pp, al, k, parts, cond);
+			if (got < 0)
+				return -1;
+			n += got;
+		}
+	}
+	(void)best;
+	return n;
+}
+
+/* "timer.ms(n)" against a point: 1 match, 0 no, -1 arguments differ */
+static int pattern_match(struct session *s, const char *pat,
+			 const struct probe_point *pp)
+{
+	const struct pp_comp *c = pp->comps;
+	const char *p = pat;
+	bool args_ok = true;
+
+	while (*p) {
+		size_t n = strcspn(p, ".(");
+		char kind = 0;
+		char *name;
+
+		if (!c)
+			return 0;
+		name = arena_strndup(&s->arena, p, n);
+		p += n;
+		if (*p == '(') {
+			kind = p[1];
+			p += 3;
+		}
+		if (strcmp(c->name, name) != 0 &&
+		    fnmatch(c->name, name, 0) != 0)
+			return 0;
+		if (kind == 'n' && !(c->arg && c->arg->kind == E_NUM))
+			args_ok = false;
+		if (kind == 's' && !(c->arg && c->arg->kind == E_STR))
+			args_ok = false;
+		if (!kind && c->arg)
+			args_ok = false;
+		if (*p == '.')
+			p++;
+		c = c->next;
+	}
+	if (c)
+		return 0;
+	return args_ok ? 1 : -1;
+}
+
+static int match_providers(struct expand *x, const struct probe_point *pp,
+			   bool *matched)
+{
+	struct session *s = x->e->s;
+	const char *bad = NULL;
+	struct dprobe tmpl;
+
+	*matched = false;
+	for (int i = 0; providers[i]; i++) {
+		const struct provider *pv = providers[i];
+
+		for (int j = 0; pv->patterns[j]; j++) {
+			int m = pattern_match(s, pv->patterns[j], pp);
+
+			if (m < 0)
+				bad = pv->patterns[j];
+			if (m <= 0)
+				continue;
+			*matched = true;
+			if (pv->unsupported) {
+				elab_error(x->e, &pp->loc, "probe point "
+					   "'%s': %s", pp_text(s, pp),
+					   pv->unsupported);
+				return -1;
+			}
+			tmpl = x->tmpl;
+			tmpl.prov = pv;
+			tmpl.has_targets = pv->has_targets;
+			return pv->resolve(x->e, pp, j, &tmpl);
+		}
+	}
+	if (bad) {
+		*matched = true;
+		elab_error(x->e, &pp->loc, "probe point '%s' has the wrong "
+			   "argument types; expected '%s' (n: a number, s: a "
+			   "string)", pp_text(s, pp), bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* Families Tapir does not build yet, known by their first components. */
+static bool unsupported_family(struct expand *x, const struct probe_point *pp)
+{
+	static const char *const first[] = {
+		"process", "perf", "procfs", "netfilter", "java", "python2",
+		"python3", "input", NULL
+	};
+	static const char *const kernel_second[] = {
+		"data", "trace", "mark", NULL
+	};
+	const char *a = pp->comps->name;
+	const char *b = pp->comps->next ? pp->comps->next->name : "";
+
+	for (int i = 0; first[i]; i++)
+		if (strcmp(a, first[i]) == 0)
+			goto unsupported;
+	if (strcmp(a, "kernel") == 0)
+		for (int i = 0; kernel_second[i]; i++)
+			if (strcmp(b, kernel_second[i]) == 0)
+				goto unsupported;
+	return false;
+unsupported:
+	elab_error(x->e, &pp->loc, "probe point '%s': this probe family is "
+		   "not supported by Tapir yet", pp_text(x->e->s, pp));
+	return true;
+}
+
+static void mismatch(struct expand *x, const struct probe_point *pp)
+{
+	struct session *s = x->e->s;
+	struct tapset_index *idx = x->e->idx;
+	const char **names;
+	int n = 0;
+	const char *word = pp->comps->name, *sim;
+
+	int cap = idx->naliases * 2;
+
+	for (int i = 0; providers[i]; i++)
+		for (int j = 0; providers[i]->patterns[j]; j++)
+			cap++;
+	names = xcalloc((size_t)cap + 1, sizeof(*names));
+	for (int i = 0; providers[i]; i++)
+		for (int j = 0; providers[i]->patterns[j]; j++) {
+			const char *p = providers[i]->patterns[j];
+
+			names[n++] = arena_strndup(&s->arena, p,
+						   strcspn(p, ".("));
+		}
+	for (int i = 0; i < idx->naliases; i++) {
+		names[n++] = idx->aliases[i].name->comps->name;
+		names[n++] = pp_text(s, idx->aliases[i].name);
+	}
+	if (ncomps(pp) > 1)
+		word = pp_text(s, pp);
+	sim = similar_names(s, word, names, n);
+	if (!sim && ncomps(pp) > 1)
+		sim = similar_names(s, pp->comps->name, names, n);
+	free(names);
+	if (sim)
+		elab_error(x->e, &pp->loc, "probe point mismatch: '%s' "
+			   "(similar: %s)", pp_text(s, pp), sim);
+	else
+		elab_error(x->e, &pp->loc, "probe point mismatch: '%s'",
+			   pp_text(s, pp));
+}
+
+static int expand_point_loud(struct expand *x, const struct probe_point *pp,
+			     struct part *parts, struct expr *cond);
+
+/* Every alternative of a point was optional and failed quietly: say why
+ * the first one failed. */
+static void why_alternatives_failed(struct elab *e)
+{
+	struct session *s = e->s;
+
+	if (!s->quiet_why)
+		return;
+	elab_note(e, s->quiet_where.file ? &s->quiet_where : NULL,
+		  "an optional alternative failed: %s", s->quiet_why);
+	s->quiet_why = NULL;
+}
+
+/* An optional point that fails for any reason is simply left out. */
+static int expand_point(struct expand *x, const struct probe_point *pp,
+			struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	int errors = s->errors, got;
+
+	if (!pp->optional)
+		return expand_point_loud(x, pp, parts, cond);
+	s->quiet++;
+	got = expand_point_loud(x, pp, parts, cond);
+	s->quiet--;
+	if (s->errors > errors || got < 0) {
+		s->errors = errors;
+		return 0;
+	}
+	return got;
+}
+
+static int expand_point_loud(struct expand *x, const struct probe_point *pp,
+			     struct part *parts, struct expr *cond)
+{
+	struct session *s = x->e->s;
+	int total = 0;
+	bool any_match = false, matched;
+	struct dprobe saved = x->tmpl;
+
+	if (x->depth > MAX_ALIAS_DEPTH) {
+		elab_error(x->e, &pp->loc, "probe alias expansion too deep at "
+			   "'%s' (a recursive alias?)", pp_text(s, pp));
+		return -1;
+	}
+
+	x->tmpl.body = (struct stmt *)parts;	/* see probe_emit */
+	x->tmpl.cond = cond;
+	/* an alias of the whole name, else a provider (timer.profile.tick
+	 * is the timer family's even when an alias timer.profile exists),
+	 * else an alias of a prefix with the rest as a suffix */
+	total = match_aliases(x, pp, parts, cond, true, &matched);
+	if (total >= 0 && !matched)
+		total = match_providers(x, pp, &matched);
+	if (total >= 0 && !matched)
+		total = match_aliases(x, pp, parts, cond, false, &matched);
+	x->tmpl = saved;
+	if (total < 0)
+		return -1;
+	any_match = matched;
+	if (!total && !any_match && !pp->optional) {
+		if (!unsupported_family(x, pp))
+			mismatch(x, pp);
+		return -1;
+	}
+	if (!total && any_match && !pp->optional && x->depth == 0) {
+		elab_error(x->e, &pp->loc, "probe point '%s' matches nothing",
+			   pp_text(s, pp));
+		why_alternatives_failed(x->e);
+		return -1;
+	}
+	return total;
+}
+
+struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
+			  const struct probe_point *pp)
+{
+	struct session *s = e->s;
+	struct dprobe *p = ANEW(&s->arena, struct dprobe);
+	const struct part *parts = (const struct part *)tmpl->body;
+	struct stmt *block, **tail;
+
+	*p = *tmpl;
+	p->point = pp;
+	p->name = pp_text(s, pp);
+	block = ast_stmt(s, S_BLOCK, &tmpl->decl->body->loc);
+	tail = &block->body;
+	for (; parts; parts = parts->next) {
+		*tail = ast_clone_stmt(s, parts->block);
+		tail = &(*tail)->next;
+	}
+	p->body = block;
+	p->cond = ast_clone_expr(s, tmpl->cond);
+	p->next = NULL;
+	/* keep the script's order: append (a wildcard can make thousands) */
+	if (!e->last_probe || e->last_probe->next) {
+		struct dprobe **t = &e->prog->probes;
+
+		while (*t)
+			t = &(*t)->next;
+		*t = p;
+	} else {
+		e->last_probe->next = p;
+	}
+	e->last_probe = p;
+	e->prog->nprobes++;
+	return p;
+}
+
+void probes_expand(struct elab *e, const struct decl *d)
+{
+	for (const struct probe_point *pp = d->points; pp; pp = pp->next) {
+		struct expand x;
+		int got;
+
+		e->s->quiet_why = NULL;
+		memset(&x, 0, sizeof(x));
+		x.e = e;
+		x.tmpl.decl = d;
+		x.tmpl.user = pp;
+		got = expand_point(&x, pp, part_new(e->s, d->body, NULL),
+				   pp->cond ? ast_clone_expr(e->s, pp->cond) :
+				   NULL);
+		if (got > 0 && pp->sufficient)
+			break;
+	}
+}
+
+/* The aliases whose whole name matches pp (for -l and -L), in index
+ * order; returns how many, at most max. */
+int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
+			    const struct alias_def **out, int max)
+{
+	struct tapset_index *idx = e->idx;
+	const char *text = has_globstar(pp) ? pp_text(e->s, pp) : NULL;
+	int n = 0;
+
+	for (int i = 0; i < idx->naliases && n < max; i++) {
+		const struct alias_def *al = &idx->aliases[i];
+
+		if (text ? globstar(text, pp_text(e->s, al->name)) :
+			   alias_match(pp, al->name, ncomps(pp)))
+			out[n++] = al;
+	}
+	return n;
+}

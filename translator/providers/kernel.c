@@ -1,0 +1,227 @@
+/* kernel.c - kernel.function, module().function, kernel.statement.
+ *
+ * These are the DWARF probes: a point resolves through the kernel's (or
+ * the module's) debuginfo (dwarf.c) to one probe per site, an
+ * out-of-line function or each inline instance, named as SystemTap
+ * names it: kernel.function("vfs_read@fs/read_write.c:450"). Without
+ * debuginfo, a point that names only functions resolves through the
+ * kernel's symbol table instead (entry and return probes, as
+ * SystemTap's symbol-table fallback does); source files, lines, inline
+ * instances, statements and $target variables say which package to
+ * install.
+ */
+#include <string.h>
+
+#include "debuginfo/dwarf-api.h"
+#include "debuginfo/kconfig.h"
+#include "provider.h"
+
+static const char *const patterns[] = {
+	"kernel.function(s)",				/* 0 */
+	"kernel.function(s).call",
+	"kernel.function(s).exported",
+	"kernel.function(s).return",
+	"kernel.function(s).return.maxactive(n)",
+	"kernel.function(s).call.return",		/* 5 */
+	"kernel.function(s).inline",
+	"kernel.statement(s)",				/* 7 */
+	"kernel.statement(n).absolute",
+	"module(s).function(s)",			/* 9 */
+	"module(s).function(s).call",
+	"module(s).function(s).exported",
+	"module(s).function(s).return",
+	"module(s).function(s).return.maxactive(n)",
+	"module(s).function(s).inline",			/* 14 */
+	"module(s).statement(s)",
+	NULL
+};
+
+static bool wild(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int needs_debuginfo(struct elab *e, const struct probe_point *pp,
+			   const char *what)
+{
+	elab_error(e, &pp->loc, "probe point '%s' needs %s debuginfo, which "
+		   "is not installed: install the %s package",
+		   pp_text(e->s, pp), what, dwarf_package(e->s));
+	return -1;
+}
+
+/* The point with the component 'where' taking the argument text. */
+static struct probe_point *concrete(struct session *s,
+				    const struct probe_point *pp,
+				    const struct pp_comp *where,
+				    const char *text,
+				    const struct pp_comp *modc,
+				    const char *module)
+{
+	struct probe_point *cp = ANEW(&s->arena, struct probe_point);
+	struct pp_comp **tail = &cp->comps;
+
+	*cp = *pp;
+	cp->comps = NULL;
+	for (const struct pp_comp *o = pp->comps; o; o = o->next) {
+		struct pp_comp *c = ANEW(&s->arena, struct pp_comp);
+		const char *arg = o == where ? text : o == modc ? module : NULL;
+
+		*c = *o;
+		c->next = NULL;
+		if (arg) {
+			c->arg = ast_expr(s, E_STR, &o->arg->loc);
+			c->arg->str = arg;
+			c->arg->len = (unsigned)strlen(arg);
+		}
+		*tail = c;
+		tail = &c->next;
+	}
+	return cp;
+}
+
+/* Without debuginfo: functions by name from the symbol table. */
+static int fallback(struct elab *e, const struct probe_point *pp,
+		    const struct dwarf_query *q, const struct pp_comp *fc,
+		    const char *pat, const struct dprobe *tmpl, int64_t max)
+{
+	struct dprobe *p;
+
+	if (q->statement || q->inline_only || q->file)
+		return needs_debuginfo(e, pp, q->module ? "module" : "kernel");
+	if (!q->module)
+		return kernel_functions(e, pp, fc, pat, tmpl, q->is_return, max,
+					q->exported);
+	if (wild(pat) || wild(q->module))
+		return needs_debuginfo(e, pp, "module");
+	p = probe_emit(e, tmpl, pp);
+	p->module = q->module;
+	p->symbol = pat;
+	p->is_return = q->is_return;
+	p->maxactive = max;
+	return 1;
+}
+
+static int no_match(struct elab *e, const struct pp_comp *fc,
+		    const struct dwarf_query *q, const char *pat,
+		    const char *why)
+{
+	struct session *s = e->s;
+	size_t n;
+	const char *source;
+	const char *const *syms;
+	const char *sim = NULL;
+
+	if (why && !wild(pat))
+		elab_warn(e, &fc->arg->loc, "%s", why);
+	if (q->exported) {
+		elab_error(e, &fc->arg->loc, "no exported %s function matches "
+			   "'%s'", q->module ? "module" : "kernel", pat);
+		return -1;
+	}
+	if (!q->module && !wild(q->function) &&
+	    (syms = ksyms_functions(s, &n, &source)))
+		sim = similar_names(s, q->function, syms, (int)n);
+	if (sim)
+		elab_error(e, &fc->arg->loc, "no match for %s %s '%s' "
+			   "(similar: %s)", q->module ? "module" : "kernel",
+			   q->statement ? "statement" : "function", pat, sim);
+	else
+		elab_error(e, &fc->arg->loc, "no match for %s %s '%s'",
+			   q->module ? "module" : "kernel",
+			   q->statement ? "statement" : "function", pat);
+	return -1;
+}
+
+static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
+		   const struct dprobe *tmpl)
+{
+	struct session *s = e->s;
+	bool module = pattern >= 9;
+	const struct pp_comp *modc = module ? pp->comps : NULL;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str, *why = NULL;
+	const struct expr *max = pattern == 4 ? pp_arg(pp, 3) :
+				 pattern == 13 ? pp_arg(pp, 3) : NULL;
+	struct dwarf_query q;
+	struct dwarf_site **sites;
+	int n;
+
+	if (pattern == 8)
+		return absolute_address(e, pp, tmpl);
+	if (!maxactive_ok(e, max))
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.module = module ? pp_arg(pp, 0)->str : NULL;
+	q.statement = pattern == 7 || pattern == 15;
+	q.call = pp_has(pp, "call");
+	q.inline_only = pp_has(pp, "inline");
+	q.exported = pp_has(pp, "exported");
+	q.is_return = pp_has(pp, "return");
+	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
+		elab_error(e, &fc->arg->loc, "%s", why);
+		return -1;
+	}
+	/* without debuginfo .exported goes by Module.symvers */
+	if (q.exported && !dwarf_available(s, NULL) &&
+	    ksyms_exported(s, "") < 0) {
+		/* (an empty name only asks whether the list exists) */
+		elab_error(e, &pp->loc, "'.exported' needs the kernel's "
+			   "Module.symvers, which the build directory lacks");
+		return -1;
+	}
+	if (!q.statement && (q.line_lo || q.line_any)) {
+		elab_warn(e, &pp->loc, "For probing a particular line, use a "
+			  ".statement() probe, not .function()");
+		q.line_lo = q.line_hi = 0;
+		q.line_any = false;
+	}
+	if (q.statement && !q.file) {
+		elab_error(e, &fc->arg->loc, "a statement probe needs a "
+			   "source file and line: FUNC@FILE:LINE");
+		return -1;
+	}
+	if (!dwarf_available(s, NULL))
+		return fallback(e, pp, &q, fc, pat, tmpl, max ? max->num : -1);
+	n = dwarf_find_sites(s, &q, &sites, &why);
+	if (n < 0) {
+		elab_error(e, module ? &modc->arg->loc : &fc->arg->loc, "%s",
+			   why);
+		return -1;
+	}
+	if (n == 0)
+		return no_match(e, fc, &q, pat, why);
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		struct dprobe *p;
+		int line = q.statement ? site->line : site->decl_line;
+		const char *text = !site->decl_file ? site->function : line ?
+			arena_printf(&s->arena, "%s@%s:%d", site->function,
+				     site->decl_file, line) :
+			arena_printf(&s->arena, "%s@%s", site->function,
+				     site->decl_file);
+		p = probe_emit(e, tmpl, concrete(s, pp, fc, text, modc,
+						 site->module));
+		/* the address is the site's (symbol + offset, or relative
+		 * to _stext); symbol alone means the function's entry, so it
+		 * is set only for a site there */
+		p->dwarf = site;
+		p->symbol = site->symbol_offset ? NULL : site->symbol;
+		p->module = module ? site->module : NULL;
+		p->is_return = q.is_return;
+		p->maxactive = max ? max->num : -1;
+		if (site->blacklisted && !wild(pat) && (!q.module ||
+							!wild(q.module)))
+			elab_warn(e, &pp->loc, "probe point '%s' is on the "
+				  "kernel's kprobe blacklist: registering it "
+				  "will fail", p->name);
+	}
+	return n;
+}
+
+const struct provider pp_kernel = {
+	.name = "kernel",
+	.patterns = patterns,
+	.resolve = resolve,
+	.has_targets = true,
+};

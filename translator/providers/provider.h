@@ -1,0 +1,56 @@
+/* provider.h - translator/providers/: the probe point families.
+ *
+ * Each family lives in its own file of this folder and describes the point shapes it
+ * takes as patterns ("timer.ms(n)", "kprobe.function(s).return"): (n) is a
+ * number argument, (s) a string. probes.c matches a point against every
+ * pattern, then the family's resolve() checks the arguments and adds one
+ * derived probe per concrete point with probe_emit().
+ */
+#ifndef TAPIR_PROVIDER_H
+#define TAPIR_PROVIDER_H
+
+#include "elaborate/elab-internal.h"
+
+struct provider {
+	const char *name;
+	const char *const *patterns;	/* NULL-terminated */
+	/* 'pattern' indexes patterns; returns probes added, -1 on error */
+	int (*resolve)(struct elab *e, const struct probe_point *pp,
+		       int pattern, const struct dprobe *tmpl);
+	const char *unsupported;	/* a family known but not built yet */
+	bool has_targets;		/* its probes have $target variables */
+};
+
+extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
+	pp_unsupported;
+
+/* Add a derived probe for the concrete point pp (a copy of tmpl with its
+ * own body); the caller fills in the provider details of the result. */
+struct dprobe *probe_emit(struct elab *e, const struct dprobe *tmpl,
+			  const struct probe_point *pp);
+
+/* The argument of component i (0-based), or NULL. */
+const struct expr *pp_arg(const struct probe_point *pp, int i);
+bool pp_has(const struct probe_point *pp, const char *name);
+
+/* Shared by the kprobe and kernel families (kprobe.c). A probe per
+ * kernel function matching 'pat' (exact names need no symbol table: the
+ * kernel checks them when the probe is registered). */
+int kernel_functions(struct elab *e, const struct probe_point *pp,
+		     const struct pp_comp *where, const char *pat,
+		     const struct dprobe *tmpl, bool is_return,
+		     int64_t maxactive, bool exported);
+bool maxactive_ok(struct elab *e, const struct expr *max);
+
+/* Probes on an absolute address (kprobe.c), for guru mode. */
+int absolute_address(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl);
+
+/* Kernel symbols (ksyms.c): NULL-terminated sorted text symbols of the
+ * target kernel, or NULL when no symbol table was found. */
+const char *const *ksyms_functions(struct session *s, size_t *n,
+				   const char **source);
+/* 1 if the kernel exports name to modules, 0 if not, -1 if unknown. */
+int ksyms_exported(struct session *s, const char *name);
+
+#endif
