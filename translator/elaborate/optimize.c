@@ -18,8 +18,11 @@ static bool has_effect(const struct expr *x)
 	case E_CALL: {
 		const struct function *fn = x->ref;
 
-		/* a pure embedded-C function has none of its own */
-		if (fn && fn->pure && !fn->overload) {
+		/* a pure embedded-C function has none of its own, nor has
+		 * the sprint family (a string, not output: an unused
+		 * `s = sprintf(...)` must not become a printf) */
+		if ((fn && fn->pure && !fn->overload) ||
+		    (!fn && x->str && strncmp(x->str, "sprint", 6) == 0)) {
 			for (const struct expr *a = x->args; a; a = a->next)
 				if (has_effect(a))
 					return true;
