@@ -53,6 +53,8 @@ struct function {
 	struct function **callees;
 	int ncallees;
 	unsigned mark;			/* graph walks */
+	signed char no_effect;		/* optimize.c: 0 not known yet,
+					 * 1 none, -1 some, 2 being looked at */
 	struct function *overload;	/* lower priority, same name and arity */
 	struct function *next;
 };

@@ -2,15 +2,78 @@
  *
  * Functions never called and globals never touched are dropped (the
  * library's quietly, the script's with a warning); expression statements
- * without side effects are dropped; a probe left with nothing to do is
- * dropped. Globals written but never read are marked to be printed when
- * the script ends.
+ * without side effects are dropped, and so are assignments to locals no
+ * one reads, again until nothing changes (a value only read by a dropped
+ * assignment goes too: an alias's argstr and the strings it was made
+ * of); a probe left with nothing to do is dropped. Globals written but
+ * never read are marked to be printed when the script ends.
+ *
+ * A call has no side effect when it calls a pure embedded-C function, a
+ * script function whose body writes no global, prints nothing and calls
+ * only such functions (a runtime error is not a side effect: SystemTap
+ * elides an unused user_string() too), or the sprint family; an
+ * embedded-C expression has none when it says so with a pure pragma.
  */
 #include <string.h>
 
 #include "elab-internal.h"
 
-static bool has_effect(const struct expr *x)
+static bool effect(const struct expr *x, bool in_fn);
+static void unread(struct expr *x);
+static bool stmt_effect(const struct stmt *st);
+
+/* Does calling fn have side effects of its own? */
+static bool fn_effect(struct function *fn)
+{
+	if (fn->overload)
+		return true;
+	if (fn->decl->code)
+		return !fn->pure;
+	if (fn->no_effect == 0) {
+		fn->no_effect = 2;	/* recursion: assume an effect */
+		fn->no_effect = stmt_effect(fn->decl->body) ? -1 : 1;
+	}
+	return fn->no_effect != 1;
+}
+
+static bool stmt_effect(const struct stmt *st)
+{
+	for (; st; st = st->next) {
+		switch (st->kind) {
+		case S_NULL:
+		case S_BREAK:
+		case S_CONTINUE:
+			break;
+		case S_BLOCK:
+		case S_IF:
+		case S_WHILE:
+		case S_FOR:
+		case S_TRY:
+		case S_EXPR:
+		case S_RETURN:
+			if (effect(st->e, true) || effect(st->init, true) ||
+			    effect(st->incr, true) || stmt_effect(st->body) ||
+			    stmt_effect(st->else_body))
+				return true;
+			break;
+		default:	/* foreach, delete, next */
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An assignment or ++/-- whose target is a local scalar. */
+static bool local_target(const struct expr *a)
+{
+	const struct symbol *sym = a ? a->ref : NULL;
+
+	return a && a->kind == E_VAR && sym && !sym->global;
+}
+
+/* Side effects of x; in_fn: in a function body being judged, where
+ * assigning a local is none (it is gone when the function returns). */
+static bool effect(const struct expr *x, bool in_fn)
 {
 	if (!x)
 		return false;
@@ -18,12 +81,13 @@ static bool has_effect(const struct expr *x)
 	case E_CALL: {
 		const struct function *fn = x->ref;
 
-		/* a pure embedded-C function has none of its own, nor has the
-		 * sprint family (only print, printf, ... print) */
-		if ((fn && fn->pure && !fn->overload) ||
-		    (!fn && strncmp(x->str, "sprint", 6) == 0)) {
+		/* a pure embedded-C function has none of its own, nor has
+		 * the sprint family (a string, not output: an unused
+		 * `s = sprintf(...)` must not become a printf) */
+		if ((fn && !fn_effect((struct function *)fn)) ||
+		    (!fn && x->str && strncmp(x->str, "sprint", 6) == 0)) {
 			for (const struct expr *a = x->args; a; a = a->next)
-				if (has_effect(a))
+				if (effect(a, in_fn))
 					return true;
 			return false;
 		}
@@ -31,18 +95,27 @@ static bool has_effect(const struct expr *x)
 	}
 	case E_ASSIGN:
 	case E_CREMENT:
+		if (!in_fn || !local_target(x->a))
+			return true;
+		return x->kind == E_ASSIGN && effect(x->b, true);
 	case E_EMBEDDED:
-		return true;
+		/* an embedded expression marked pure has none */
+		return !strstr(x->str, "/* pure */");
 	case E_IN:
 	case E_INDEX:
 		for (const struct expr *a = x->args; a; a = a->next)
-			if (has_effect(a))
+			if (effect(a, in_fn))
 				return true;
 		return false;
 	default:
-		return has_effect(x->a) || has_effect(x->b) ||
-		       has_effect(x->c);
+		return effect(x->a, in_fn) || effect(x->b, in_fn) ||
+		       effect(x->c, in_fn);
 	}
+}
+
+static bool has_effect(const struct expr *x)
+{
+	return effect(x, false);
 }
 
 /* `x = e` where x is a local nobody reads: keep e only for its effects. */
@@ -56,8 +129,35 @@ static bool dead_store(const struct expr *x)
 	return sym && !sym->global && !sym->param && !sym->reads;
 }
 
-/* Returns true when the statement still does something. */
-static bool prune(struct elab *e, struct stmt *st)
+static void unread_one(struct expr *x)
+{
+	if (x) {
+		struct expr *next = x->next;
+
+		x->next = NULL;
+		unread(x);
+		x->next = next;
+	}
+}
+
+/* The reads of locals in the list x, dropped with it. */
+static void unread(struct expr *x)
+{
+	for (; x; x = x->next) {
+		struct symbol *sym = x->ref;
+
+		if (x->kind == E_VAR && sym && !sym->global && sym->reads)
+			sym->reads--;
+		if (x->kind != E_CALL && x->kind != E_INDEX && x->kind != E_IN)
+			unread_one(x->a), unread_one(x->b), unread_one(x->c);
+		else
+			unread(x->args);
+	}
+}
+
+/* Returns true when the statement still does something; *changed when
+ * it dropped something. */
+static bool prune(struct elab *e, struct stmt *st, bool *changed)
 {
 	bool live = false;
 
@@ -66,7 +166,7 @@ static bool prune(struct elab *e, struct stmt *st)
 	switch (st->kind) {
 	case S_BLOCK:
 		for (struct stmt *c = st->body; c; c = c->next)
-			live |= prune(e, c);
+			live |= prune(e, c, changed);
 		return live;
 	case S_NULL:
 		return false;
@@ -78,8 +178,10 @@ static bool prune(struct elab *e, struct stmt *st)
 					  "to '%s', which is never read",
 					  st->e->a->str);
 			st->e = st->e->b;
+			*changed = true;
 			if (has_effect(st->e))
 				return true;
+			unread_one(st->e);
 			st->kind = S_NULL;
 			st->e = NULL;
 			return false;
@@ -89,6 +191,9 @@ static bool prune(struct elab *e, struct stmt *st)
 		if (!st->e->loc.file->privileged)
 			elab_warn(e, &st->e->loc, "eliding side-effect-free "
 				  "expression");
+		/* (its reads are kept: pass 2 did not count those of a
+		 * plainly pure statement; an overcount only keeps more) */
+		*changed = true;
 		st->kind = S_NULL;
 		st->e = NULL;
 		return false;
@@ -101,20 +206,28 @@ static bool prune(struct elab *e, struct stmt *st)
 			st->body = taken;
 			st->else_body = NULL;
 			st->e = NULL;
-			return prune(e, taken);
+			return prune(e, taken, changed);
 		}
-		live = prune(e, st->body);
-		live |= prune(e, st->else_body);
-		return live || has_effect(st->e);
+		live = prune(e, st->body, changed);
+		live |= prune(e, st->else_body, changed);
+		if (live || has_effect(st->e))
+			return true;
+		/* both branches empty: the test goes too */
+		unread_one(st->e);
+		*changed = true;
+		st->kind = S_NULL;
+		st->e = NULL;
+		st->body = st->else_body = NULL;
+		return false;
 	case S_TRY:
-		live = prune(e, st->body);
-		prune(e, st->else_body);
+		live = prune(e, st->body, changed);
+		prune(e, st->else_body, changed);
 		return live;
 	case S_WHILE:
 	case S_FOR:
 		/* a loop that does nothing goes, as in SystemTap, even one
 		 * that would never end (`while (j < 5);`) */
-		if (prune(e, st->body) || has_effect(st->e) ||
+		if (prune(e, st->body, changed) || has_effect(st->e) ||
 		    has_effect(st->init) || has_effect(st->incr))
 			return true;
 		st->kind = S_NULL;
@@ -123,7 +236,7 @@ static bool prune(struct elab *e, struct stmt *st)
 		return false;
 	default:
 		if (st->body)
-			prune(e, st->body);
+			prune(e, st->body, changed);
 		return true;
 	}
 }
@@ -184,8 +297,13 @@ void optimize_program(struct elab *e)
 	}
 	while (*pp) {
 		struct dprobe *p = *pp;
+		bool live, changed;
 
-		if (prune(e, p->body) || p->cond) {
+		do {
+			changed = false;
+			live = prune(e, p->body, &changed);
+		} while (changed);
+		if (live || p->cond) {
 			pp = &p->next;
 			continue;
 		}

@@ -1,0 +1,357 @@
+/* scdrive.c - the syscall-run tier's workload: raw system calls with
+ * known arguments, one group per command word.
+ *
+ *	scdrive files errors proc mem time net sig misc
+ *
+ * Every buffer and struct handed to the kernel lives in one mapping at a
+ * fixed address (AREA), so the addresses that argstr prints are the same
+ * on every run; the calls go through syscall(2), never through a libc
+ * wrapper that might pick another call (open -> openat). It prints
+ * nothing; failures are expected where a case wants an errno.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AREA 0x10000000UL
+#define AREA_SIZE 0x10000UL
+
+/* slots in the area */
+#define A_PATH   (AREA + 0x000)	/* "/tmp/sc-a" */
+#define A_PATH2  (AREA + 0x040)	/* "/tmp/sc-b" */
+#define A_DIR    (AREA + 0x080)	/* "/tmp/sc-d" */
+#define A_NOENT  (AREA + 0x0c0)	/* "/no/such/file" */
+#define A_TMP    (AREA + 0x0e0)	/* "/tmp" */
+#define A_QUOTE  (AREA + 0x100)	/* a name with a tab, a quote, UTF-8 */
+#define A_DATA   (AREA + 0x200)	/* bytes written */
+#define A_BUF    (AREA + 0x400)	/* bytes read */
+#define A_IOV    (AREA + 0x800)	/* struct iovec[2] */
+#define A_STRUCT (AREA + 0x900)	/* timespecs, rlimits, sigsets, ... */
+#define A_ADDR   (AREA + 0xa00)	/* socket addresses */
+#define A_ARGV   (AREA + 0xb00)	/* argv for execve */
+#define A_INT    (AREA + 0xc00)	/* int results */
+#define A_LONG   (AREA + 0x3000)	/* a 64-byte-long buffer */
+
+static long sc(long n, long a, long b, long c, long d, long e, long f)
+{
+	return syscall(n, a, b, c, d, e, f);
+}
+
+#define SC0(n) sc(n, 0, 0, 0, 0, 0, 0)
+#define SC1(n, a) sc(n, (long)(a), 0, 0, 0, 0, 0)
+#define SC2(n, a, b) sc(n, (long)(a), (long)(b), 0, 0, 0, 0)
+#define SC3(n, a, b, c) sc(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define SC4(n, a, b, c, d) sc(n, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define SC5(n, a, b, c, d, e) \
+	sc(n, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+#define SC6(n, a, b, c, d, e, f) \
+	sc(n, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+
+static void put(unsigned long at, const void *p, size_t n)
+{
+	memcpy((void *)at, p, n);
+}
+
+static void files(void)
+{
+	struct iovec *iov = (struct iovec *)A_IOV;
+	long fd, fd2;
+
+	SC1(SYS_unlink, A_PATH);
+	fd = SC3(SYS_open, A_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	SC3(SYS_write, fd, A_DATA, 14);
+	SC4(SYS_pwrite64, fd, A_DATA, 5, 100);
+	SC3(SYS_write, fd, A_LONG, 64);
+	SC3(SYS_lseek, fd, 0, SEEK_SET);
+	SC3(SYS_lseek, fd, -2, SEEK_END);
+	SC1(SYS_fsync, fd);
+	SC2(SYS_ftruncate, fd, 12);
+	SC1(SYS_close, fd);
+	fd = SC4(SYS_openat, AT_FDCWD, A_PATH, O_RDONLY | O_CLOEXEC, 0);
+	SC3(SYS_read, fd, A_BUF, 100);
+	SC4(SYS_pread64, fd, A_BUF, 4, 2);
+	iov[0].iov_base = (void *)A_BUF;
+	iov[0].iov_len = 3;
+	iov[1].iov_base = (void *)(A_BUF + 8);
+	iov[1].iov_len = 5;
+	SC3(SYS_readv, fd, A_IOV, 2);
+	SC2(SYS_fstat, fd, A_STRUCT);
+	fd2 = SC1(SYS_dup, fd);
+	SC2(SYS_dup2, fd, 10);
+	SC3(SYS_dup3, fd, 11, O_CLOEXEC);
+	SC3(SYS_fcntl, fd, F_GETFD, 0);
+	SC3(SYS_fcntl, fd, F_SETFL, O_NONBLOCK);
+	SC3(SYS_ioctl, fd, 0x5401, A_STRUCT);	/* TCGETS: -ENOTTY */
+	SC1(SYS_close, 11);
+	SC1(SYS_close, 10);
+	SC1(SYS_close, fd2);
+	SC1(SYS_close, fd);
+	SC2(SYS_access, A_PATH, R_OK | W_OK);
+	SC2(SYS_access, A_PATH, F_OK);
+	SC3(SYS_faccessat, AT_FDCWD, A_PATH, X_OK);
+	SC2(SYS_stat, A_PATH, A_STRUCT);
+	SC2(SYS_lstat, A_PATH, A_STRUCT);
+	SC4(SYS_newfstatat, AT_FDCWD, A_PATH, A_STRUCT, AT_SYMLINK_NOFOLLOW);
+	SC2(SYS_chmod, A_PATH, 0600);
+	SC2(SYS_truncate, A_PATH, 3);
+	SC2(SYS_rename, A_PATH, A_PATH2);
+	SC4(SYS_renameat, AT_FDCWD, A_PATH2, AT_FDCWD, A_PATH);
+	SC2(SYS_creat, A_PATH2, 0640);
+	SC1(SYS_unlink, A_PATH2);
+	SC2(SYS_mkdir, A_DIR, 0755);
+	SC1(SYS_chdir, A_DIR);
+	SC2(SYS_getcwd, A_BUF, 64);
+	SC1(SYS_chdir, A_TMP);
+	SC1(SYS_rmdir, A_DIR);
+	SC3(SYS_mkdirat, AT_FDCWD, A_DIR, 0700);
+	SC3(SYS_unlinkat, AT_FDCWD, A_DIR, AT_REMOVEDIR);
+	SC3(SYS_unlinkat, AT_FDCWD, A_PATH, 0);
+	SC1(SYS_umask, 022);
+	SC3(SYS_readlink, A_PATH, A_BUF, 32);
+}
+
+static void errors(void)
+{
+	SC3(SYS_open, A_NOENT, O_RDONLY, 0);
+	SC3(SYS_open, A_QUOTE, O_RDWR | O_APPEND | O_EXCL | O_CREAT | O_DIRECTORY, 0755);
+	SC3(SYS_open, 1, O_RDONLY, 0);		/* EFAULT: argstr shows 0x1 */
+	SC1(SYS_close, 99);
+	SC3(SYS_read, -1, A_BUF, 10);
+	SC3(SYS_write, 1, 0, 10);
+	SC2(SYS_mkdir, "/", 0777);
+	SC2(SYS_access, A_NOENT, X_OK);
+	SC1(SYS_unlink, A_NOENT);
+	SC1(SYS_chdir, A_NOENT);
+	SC2(SYS_kill, 99999, 0);
+	SC3(SYS_lseek, 99, 0, 7);
+	SC3(SYS_fcntl, 99, 99, 0);
+}
+
+static void proc(void)
+{
+	long child;
+
+	SC0(SYS_getpid);
+	SC0(SYS_getppid);
+	SC0(SYS_getuid);
+	SC0(SYS_geteuid);
+	SC0(SYS_getgid);
+	SC0(SYS_getegid);
+	SC0(SYS_sched_yield);
+	SC1(SYS_uname, A_STRUCT);
+	SC1(SYS_alarm, 0);
+	SC2(SYS_kill, SC0(SYS_getpid), 0);
+	SC3(SYS_tgkill, SC0(SYS_getpid), SC0(SYS_gettid), 0);
+	child = SC0(SYS_fork);
+	if (child == 0)
+		SC1(SYS_exit_group, 3);
+	SC4(SYS_wait4, child, A_INT, 0, 0);
+	child = SC0(SYS_fork);
+	if (child == 0)
+		SC1(SYS_exit, 0);
+	SC4(SYS_wait4, -1, A_INT, __WALL, 0);
+	SC4(SYS_wait4, -1, A_INT, WNOHANG, 0);	/* ECHILD */
+	child = SC0(SYS_fork);
+	if (child == 0) {
+		SC3(SYS_execve, A_NOENT, A_ARGV, A_ARGV + 0x80);
+		SC1(SYS_exit_group, 7);
+	}
+	SC4(SYS_wait4, child, A_INT, 0, 0);
+}
+
+static void mem(void)
+{
+	long p;
+
+	p = SC6(SYS_mmap, AREA + AREA_SIZE, 8192, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	SC3(SYS_mprotect, p, 4096, PROT_READ);
+	SC3(SYS_mprotect, p, 4096, PROT_NONE);
+	SC2(SYS_munmap, p, 8192);
+	SC6(SYS_mmap, 0, 4096, PROT_READ, MAP_SHARED, 99, 4096);	/* EBADF */
+	SC1(SYS_brk, 0);
+}
+
+static void times(void)
+{
+	struct timespec *ts = (struct timespec *)A_STRUCT;
+
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = 2000000;
+	SC2(SYS_nanosleep, A_STRUCT, 0);
+	ts[1].tv_sec = 0;
+	ts[1].tv_nsec = 1000;
+	SC4(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, A_STRUCT + 16, A_STRUCT + 32);
+	SC2(SYS_clock_gettime, CLOCK_REALTIME, A_STRUCT + 64);
+	SC2(SYS_clock_gettime, 99, A_STRUCT + 64);
+	SC2(SYS_gettimeofday, A_STRUCT + 64, 0);
+	SC1(SYS_time, 0);
+	ts[0].tv_nsec = 2000000000;		/* EINVAL */
+	SC2(SYS_nanosleep, A_STRUCT, 0);
+}
+
+static void net(void)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)A_ADDR;
+	struct sockaddr_un *un = (struct sockaddr_un *)(A_ADDR + 0x40);
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(A_ADDR + 0xc0);
+	long s, u, s6;
+
+	s = SC3(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	in->sin_family = AF_INET;
+	in->sin_port = htons(4242);
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	SC3(SYS_bind, s, A_ADDR, sizeof(*in));
+	SC2(SYS_listen, s, 5);
+	SC4(SYS_accept4, s, 0, 0, SOCK_NONBLOCK);
+	SC3(SYS_accept, 99, 0, 0);
+	SC1(SYS_close, s);
+	u = SC3(SYS_socket, AF_UNIX, SOCK_DGRAM, 0);
+	un->sun_family = AF_UNIX;
+	strcpy(un->sun_path, "/tmp/no-such-socket");
+	SC3(SYS_connect, u, A_ADDR + 0x40, sizeof(*un));
+	SC6(SYS_sendto, u, A_DATA, 5, MSG_DONTWAIT | MSG_NOSIGNAL,
+	    A_ADDR + 0x40, sizeof(*un));
+	SC6(SYS_recvfrom, u, A_BUF, 16, MSG_DONTWAIT, 0, 0);
+	SC3(SYS_sendmsg, u, 0, MSG_DONTWAIT);
+	SC3(SYS_recvmsg, u, 0, MSG_PEEK | MSG_WAITALL);
+	SC1(SYS_close, u);
+	s6 = SC3(SYS_socket, AF_INET6, SOCK_DGRAM, 0);
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(53);
+	in6->sin6_addr.s6_addr[15] = 1;
+	SC3(SYS_connect, s6, A_ADDR + 0xc0, sizeof(*in6));
+	SC1(SYS_close, s6);
+	SC3(SYS_socket, 12345, 77, 0);
+}
+
+static void sig(void)
+{
+	struct {
+		unsigned long handler, flags, restorer, mask;
+	} *act = (void *)A_STRUCT;
+	unsigned long *set = (unsigned long *)(A_STRUCT + 0x80);
+
+	act->handler = (unsigned long)SIG_IGN;
+	SC4(SYS_rt_sigaction, SIGUSR1, A_STRUCT, 0, 8);
+	act->handler = 0x401000;
+	act->flags = SA_RESTART | SA_SIGINFO | 0x04000000;	/* SA_RESTORER */
+	act->restorer = 0x402000;
+	act->mask = 1UL << (SIGTERM - 1) | 1UL << (SIGINT - 1);
+	SC4(SYS_rt_sigaction, SIGUSR2, A_STRUCT, A_STRUCT + 0x40, 8);
+	SC4(SYS_rt_sigaction, SIGKILL, A_STRUCT, 0, 8);		/* EINVAL */
+	act->handler = (unsigned long)SIG_DFL;
+	SC4(SYS_rt_sigaction, SIGUSR2, A_STRUCT, 0, 8);
+	*set = 1UL << (SIGUSR1 - 1) | 1UL << (SIGHUP - 1);
+	SC4(SYS_rt_sigprocmask, SIG_BLOCK, A_STRUCT + 0x80, 0, 8);
+	*set = 0;
+	SC4(SYS_rt_sigprocmask, SIG_SETMASK, A_STRUCT + 0x80, A_STRUCT + 0x88, 8);
+	SC4(SYS_rt_sigprocmask, 7, 0, 0, 8);			/* EINVAL */
+	SC2(SYS_tkill, SC0(SYS_gettid), 0);
+}
+
+static void misc(void)
+{
+	struct pollfd *pfd = (struct pollfd *)A_STRUCT;
+	struct rlimit *rl = (struct rlimit *)(A_STRUCT + 0x40);
+	struct timeval *tv = (struct timeval *)(A_STRUCT + 0x60);
+	int *fds = (int *)A_INT;
+	long ep;
+
+	SC2(SYS_pipe, A_INT, 0);
+	pfd->fd = fds[0];
+	pfd->events = POLLIN;
+	SC3(SYS_poll, A_STRUCT, 1, 0);
+	tv->tv_sec = 0;
+	tv->tv_usec = 500;
+	SC5(SYS_select, 0, 0, 0, 0, A_STRUCT + 0x60);
+	SC1(SYS_close, fds[0]);
+	SC1(SYS_close, fds[1]);
+	SC2(SYS_pipe2, A_INT, O_CLOEXEC | O_NONBLOCK);
+	ep = SC1(SYS_epoll_create1, EPOLL_CLOEXEC);
+	SC4(SYS_epoll_ctl, ep, EPOLL_CTL_ADD, fds[0], A_STRUCT + 0x80);
+	SC4(SYS_epoll_wait, ep, A_STRUCT + 0x100, 4, 0);
+	SC6(SYS_epoll_pwait, ep, A_STRUCT + 0x100, 4, 0, 0, 8);
+	SC4(SYS_epoll_ctl, ep, EPOLL_CTL_DEL, 99, 0);
+	SC1(SYS_close, ep);
+	SC1(SYS_close, fds[0]);
+	SC1(SYS_close, fds[1]);
+	SC1(SYS_epoll_create, 4);
+	SC2(SYS_getrlimit, RLIMIT_NOFILE, A_STRUCT + 0x40);
+	rl->rlim_cur = 64;
+	rl->rlim_max = 128;
+	SC2(SYS_setrlimit, RLIMIT_CORE, A_STRUCT + 0x40);
+	SC4(SYS_prlimit64, 0, RLIMIT_CORE, A_STRUCT + 0x40, A_STRUCT + 0x50);
+	SC4(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, A_STRUCT + 0x50);
+	*(int *)(A_STRUCT + 0x200) = 5;
+	SC6(SYS_futex, A_STRUCT + 0x200, FUTEX_WAKE, 1, 0, 0, 0);
+	SC6(SYS_futex, A_STRUCT + 0x200, FUTEX_WAIT, 4, A_STRUCT, 0, 0);
+	SC6(SYS_futex, A_STRUCT + 0x200, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
+
+static void setup(void)
+{
+	static const char data[] = "hello\n\tworld\0x";
+	static const char quote[] = "sc\t\"q\"\xc3\xa9";
+	char **argv = (char **)A_ARGV;
+
+	if (mmap((void *)AREA, AREA_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		exit(2);
+	put(A_PATH, "/tmp/sc-a", 10);
+	put(A_PATH2, "/tmp/sc-b", 10);
+	put(A_DIR, "/tmp/sc-d", 10);
+	put(A_NOENT, "/no/such/file", 14);
+	put(A_TMP, "/tmp", 5);
+	put(A_QUOTE, quote, sizeof(quote));
+	put(A_DATA, data, sizeof(data) - 1);
+	memset((void *)A_LONG, 'z', 64);
+	argv[0] = (char *)A_NOENT;
+	argv[1] = (char *)A_PATH;
+	argv[2] = NULL;
+	argv[16] = (char *)A_PATH2;	/* the environment, at A_ARGV + 0x80 */
+	argv[17] = NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} cmds[] = {
+		{ "files", files }, { "errors", errors }, { "proc", proc },
+		{ "mem", mem }, { "time", times }, { "net", net },
+		{ "sig", sig }, { "misc", misc },
+	};
+
+	setup();
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "getppid") == 0 && i + 1 < argc) {
+			long n = atol(argv[++i]);
+
+			while (n-- > 0)
+				SC0(SYS_getppid);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+			if (strcmp(argv[i], cmds[k].name) == 0)
+				cmds[k].fn();
+	}
+	return 0;
+}
