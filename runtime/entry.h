@@ -24,6 +24,8 @@
  *
  * The table must be `static const` (its entries are read at compile
  * time). Everything else about the probe stays as without them.
+ * TP_KPROBE_ENTRY_LIGHT / TP_KPROBE_RETURN_LIGHT: the same for a light
+ * probe (tp_run_light_in() below).
  */
 #ifndef TAPIR_RUNTIME_ENTRY_H
 #define TAPIR_RUNTIME_ENTRY_H
@@ -60,6 +62,69 @@
 		if (likely(kp))						\
 			tp_run_probe_in(&(probe), TP_STATE_RUNNING, regs, \
 					kcore_probe_addr(kp), ri->data); \
+		return 0;						\
+	}
+
+/*
+ * A light probe's hit (translator/emit/emit.c, light_probe(): the emitter
+ * proved that its code reads nothing of the context but its frames, the
+ * nesting and the error fields, never prints and has no loop): as
+ * tp_run_probe_in() without setting c->probe, regs, addr and data, the
+ * action count (the probe checks its constant budget itself), the
+ * nesting (every call restores it: it is 0 between hits) and the print
+ * state, and without the print flush. The MAXSKIPPED test after the hit
+ * is left to tp_skipped(), which makes it whenever a skip is counted.
+ * @may_fail (a constant): false when the emitter proved that the probe
+ * never sets c->last_error (abort() is not light either), and the error
+ * fields are then neither cleared nor looked at.
+ */
+static __always_inline void tp_run_light_in(const struct tp_probe *p,
+					    int state, bool may_fail)
+{
+	struct tp_context *c;
+
+	if (unlikely(tp_low_stack())) {
+		tp_skipped(NULL);
+		return;
+	}
+	if (atomic_read(&tp_state) != state)
+		return;
+	c = this_cpu_read(tp_ctx);
+	if (unlikely(!c))
+		return;
+	if (unlikely(cmpxchg_local(&c->busy.counter, 0, 1) != 0)) {
+		atomic_inc(&tp_count.reentrant);
+		return;
+	}
+	if (may_fail) {
+		c->aborted = false;
+		c->last_error = NULL;
+		c->last_stmt = NULL;
+	}
+	if (unlikely(!tp_lock(p))) {
+		tp_skipped(c);
+		return;
+	}
+	p->handler(c);
+	tp_unlock(p->locks, p->nlocks);
+	if (may_fail && unlikely(c->last_error) && !c->aborted)
+		tp_report_error(c);
+	atomic_set_release(&c->busy, 0);
+}
+
+#define TP_KPROBE_ENTRY_LIGHT(fn, probe, may_fail)			\
+	TP_KPROBE_ENTRY_DECL(fn)					\
+	{								\
+		tp_run_light_in(&(probe), TP_STATE_RUNNING, (may_fail)); \
+		return 0;						\
+	}
+
+#define TP_KPROBE_RETURN_LIGHT(fn, probe, may_fail)			\
+	TP_KPROBE_RETURN_DECL(fn)					\
+	{								\
+		if (likely(kcore_of_instance(ri)))			\
+			tp_run_light_in(&(probe), TP_STATE_RUNNING,	\
+					(may_fail));			\
 		return 0;						\
 	}
 

@@ -5,19 +5,6 @@
  */
 #include "map.h"
 
-/* The head of every pool entry; keys and the value follow. */
-struct ent {
-	u32 chain;		/* next in the hash bucket, or free list */
-	u32 older, newer;	/* insertion-order list */
-	u32 hash;
-	u64 seq;		/* insertion number: ties keep this order */
-};
-
-static struct ent *ent(const struct tp_map *m, u32 e)
-{
-	return (struct ent *)(m->pool + (size_t)e * m->entry_size);
-}
-
 static unsigned char *field(const struct tp_map *m, u32 e, u32 off)
 {
 	return m->pool + (size_t)e * m->entry_size + off;
@@ -48,7 +35,7 @@ static void reset(struct tp_map *m)
 	for (i = 0; i < m->nbuckets; i++)
 		m->buckets[i] = TP_MAP_NONE;
 	for (i = 0; i < m->desc->capacity; i++)
-		ent(m, i)->chain = i + 1 < m->desc->capacity ? i + 1 : TP_MAP_NONE;
+		tp_map_ent(m, i)->chain = i + 1 < m->desc->capacity ? i + 1 : TP_MAP_NONE;
 	m->free = m->desc->capacity ? 0 : TP_MAP_NONE;
 	m->oldest = m->newest = TP_MAP_NONE;
 	m->count = 0;
@@ -56,7 +43,7 @@ static void reset(struct tp_map *m)
 
 int tp_map_init(struct tp_map *m, const struct tp_map_desc *d)
 {
-	u32 off = sizeof(struct ent);
+	u32 off = sizeof(struct tp_map_ent);
 	int i;
 
 	memset(m, 0, sizeof(*m));
@@ -102,27 +89,28 @@ static size_t stored_len(const char *s)
 	return n;
 }
 
-static u64 fnv(u64 h, const void *p, size_t n)
+u64 tp_map_hash_str_slow(u64 h, const char *s, u32 *len)
 {
-	const unsigned char *b = p;
+	const unsigned char *b = (const unsigned char *)s;
+	u32 n = 0;
 
-	while (n--)
-		h = (h ^ *b++) * 0x100000001b3ull;
-	return h;
-}
+	/* as tp_map_hash_str(): words of 8 bytes, little-endian, the last
+	 * one partial (perhaps empty) */
+	for (;;) {
+		u64 w = 0;
+		u32 k = 0;
 
-static u32 hash_keys(const struct tp_map *m, const union tp_key *keys)
-{
-	u64 h = 0xcbf29ce484222325ull;
-	int i;
-
-	for (i = 0; i < m->desc->nkeys; i++) {
-		if (m->desc->keys[i] == TP_KEY_LONG)
-			h = fnv(h, &keys[i].l, sizeof(s64));
-		else
-			h = fnv(h, keys[i].s, stored_len(keys[i].s) + 1);
+		while (k < 8 && n + k < MAXSTRINGLEN - 1 && b[n + k]) {
+			w |= (u64)b[n + k] << (8 * k);
+			k++;
+		}
+		if (k < 8) {
+			*len = n + k;
+			return (h ^ w) * TP_MAP_MIX;
+		}
+		h = (h ^ w) * TP_MAP_MIX;
+		n += 8;
 	}
-	return (u32)(h ^ (h >> 32));
 }
 
 static bool key_equal(const struct tp_map *m, u32 e, int i,
@@ -150,13 +138,10 @@ bool tp_map_matches(const struct tp_map *m, u32 e, const union tp_key *keys,
 
 u32 tp_map_find(const struct tp_map *m, const union tp_key *keys)
 {
-	u32 h = hash_keys(m, keys), e;
+	struct tp_map_hashed hk;
 
-	for (e = m->buckets[h & (m->nbuckets - 1)]; e != TP_MAP_NONE;
-	     e = ent(m, e)->chain)
-		if (ent(m, e)->hash == h && tp_map_matches(m, e, keys, 0))
-			return e;
-	return TP_MAP_NONE;
+	tp_map_hash_in(m->desc, keys, &hk);
+	return tp_map_find_in(m, m->desc, keys, &hk);
 }
 
 bool tp_map_exists(const struct tp_map *m, const union tp_key *keys)
@@ -167,18 +152,18 @@ bool tp_map_exists(const struct tp_map *m, const union tp_key *keys)
 /* Unlink entry @e from its bucket and the order list; free it. */
 static void remove_entry(struct tp_map *m, u32 e)
 {
-	struct ent *x = ent(m, e);
+	struct tp_map_ent *x = tp_map_ent(m, e);
 	u32 *p = &m->buckets[x->hash & (m->nbuckets - 1)];
 
 	while (*p != e)
-		p = &ent(m, *p)->chain;
+		p = &tp_map_ent(m, *p)->chain;
 	*p = x->chain;
 	if (x->older != TP_MAP_NONE)
-		ent(m, x->older)->newer = x->newer;
+		tp_map_ent(m, x->older)->newer = x->newer;
 	else
 		m->oldest = x->newer;
 	if (x->newer != TP_MAP_NONE)
-		ent(m, x->newer)->older = x->older;
+		tp_map_ent(m, x->newer)->older = x->older;
 	else
 		m->newest = x->older;
 	x->chain = m->free;
@@ -186,26 +171,21 @@ static void remove_entry(struct tp_map *m, u32 e)
 	m->count--;
 }
 
-/* Find or create the entry for @keys; a new entry's value is 0/""/empty. */
-static int lookup_or_add(struct tp_map *m, const union tp_key *keys, u32 *out)
+int tp_map_insert(struct tp_map *m, const union tp_key *keys,
+		  const struct tp_map_hashed *hk, u32 *out)
 {
-	u32 h, e = tp_map_find(m, keys);
-	struct ent *x;
+	u32 h = hk->hash, e;
+	struct tp_map_ent *x;
 	int i;
 
-	if (e != TP_MAP_NONE) {
-		*out = e;
-		return 0;
-	}
 	if (m->free == TP_MAP_NONE) {
 		if (!m->desc->wrap)
 			return -ENOSPC;
 		remove_entry(m, m->oldest);
 	}
 	e = m->free;
-	x = ent(m, e);
+	x = tp_map_ent(m, e);
 	m->free = x->chain;
-	h = hash_keys(m, keys);
 	memset(m->pool + (size_t)e * m->entry_size, 0, m->entry_size);
 	x->hash = h;
 	x->seq = m->seq++;
@@ -214,7 +194,7 @@ static int lookup_or_add(struct tp_map *m, const union tp_key *keys, u32 *out)
 	x->older = m->newest;
 	x->newer = TP_MAP_NONE;
 	if (m->newest != TP_MAP_NONE)
-		ent(m, m->newest)->newer = e;
+		tp_map_ent(m, m->newest)->newer = e;
 	else
 		m->oldest = e;
 	m->newest = e;
@@ -225,10 +205,16 @@ static int lookup_or_add(struct tp_map *m, const union tp_key *keys, u32 *out)
 		if (m->desc->keys[i] == TP_KEY_LONG)
 			*(s64 *)f = keys[i].l;
 		else
-			memcpy(f, keys[i].s, stored_len(keys[i].s));
+			memcpy(f, keys[i].s, hk->len[i]);
 	}
 	*out = e;
 	return 0;
+}
+
+/* Find or create the entry for @keys; a new entry's value is 0/""/empty. */
+static int lookup_or_add(struct tp_map *m, const union tp_key *keys, u32 *out)
+{
+	return tp_map_lookup_in(m, m->desc, keys, out);
 }
 
 s64 tp_map_get_long(const struct tp_map *m, const union tp_key *keys)
@@ -258,17 +244,7 @@ int tp_map_set_long(struct tp_map *m, const union tp_key *keys, s64 v)
 int tp_map_add_long(struct tp_map *m, const union tp_key *keys, s64 delta,
 		    s64 *result)
 {
-	u32 e;
-	int err = lookup_or_add(m, keys, &e);
-	s64 *v;
-
-	if (err)
-		return err;
-	v = (s64 *)field(m, e, m->val_off);
-	*v = (s64)((u64)*v + (u64)delta);
-	if (result)
-		*result = *v;
-	return 0;
+	return tp_map_add_long_in(m, m->desc, keys, delta, result);
 }
 
 int tp_map_set_string(struct tp_map *m, const union tp_key *keys,
@@ -290,12 +266,7 @@ int tp_map_set_string(struct tp_map *m, const union tp_key *keys,
 
 int tp_map_stat_add(struct tp_map *m, const union tp_key *keys, s64 v)
 {
-	u32 e;
-	int err = lookup_or_add(m, keys, &e);
-
-	if (!err)
-		tp_stat_cell_add(m->desc->stat, tp_map_value_stat(m, e), v);
-	return err;
+	return tp_map_stat_add_in(m, m->desc, keys, v);
 }
 
 int tp_map_delete(struct tp_map *m, const union tp_key *keys)
@@ -318,7 +289,7 @@ u32 tp_map_delete_slice(struct tp_map *m, const union tp_key *keys, u32 wild)
 	u32 e = m->oldest, next, n = 0;
 
 	while (e != TP_MAP_NONE) {
-		next = ent(m, e)->newer;
+		next = tp_map_ent(m, e)->newer;
 		if (tp_map_matches(m, e, keys, wild)) {
 			remove_entry(m, e);
 			n++;
@@ -335,7 +306,7 @@ u32 tp_map_first(const struct tp_map *m)
 
 u32 tp_map_next(const struct tp_map *m, u32 e)
 {
-	return ent(m, e)->newer;
+	return tp_map_ent(m, e)->newer;
 }
 
 s64 tp_map_key_long(const struct tp_map *m, u32 e, int i)
@@ -416,7 +387,7 @@ static int compare(const struct tp_map *m, const struct tp_map_sort *s,
 		r = cmp_s64(agg_of(tp_map_value_stat(m, a), s->agg),
 			    agg_of(tp_map_value_stat(m, b), s->agg));
 	r = s->dir < 0 ? -r : s->dir > 0 ? r : 0;
-	return r ? r : cmp_s64((s64)ent(m, a)->seq, (s64)ent(m, b)->seq);
+	return r ? r : cmp_s64((s64)tp_map_ent(m, a)->seq, (s64)tp_map_ent(m, b)->seq);
 }
 
 static void sift_down(const struct tp_map *m, const struct tp_map_sort *s,
@@ -440,7 +411,7 @@ u32 tp_map_sort(const struct tp_map *m, const struct tp_map_sort *s, u32 *idx)
 {
 	u32 n = 0, i, t, e;
 
-	for (e = m->oldest; e != TP_MAP_NONE; e = ent(m, e)->newer)
+	for (e = m->oldest; e != TP_MAP_NONE; e = tp_map_ent(m, e)->newer)
 		if (!s->keys || tp_map_matches(m, e, s->keys, s->wild))
 			idx[n++] = e;
 	if (s->dir && n > 1) {

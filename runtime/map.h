@@ -62,6 +62,14 @@ struct tp_map {
 	u64 seq;			/* insertion counter */
 };
 
+/* The head of every pool entry; keys and the value follow. */
+struct tp_map_ent {
+	u32 chain;		/* next in the hash bucket, or free list */
+	u32 older, newer;	/* insertion-order list */
+	u32 hash;
+	u64 seq;		/* insertion number: ties keep this order */
+};
+
 int tp_map_init(struct tp_map *m, const struct tp_map_desc *d);
 void tp_map_free(struct tp_map *m);
 
@@ -129,5 +137,206 @@ struct tp_map_sort {
  * Returns how many. No allocation; O(n log n) (heap sort).
  */
 u32 tp_map_sort(const struct tp_map *m, const struct tp_map_sort *s, u32 *idx);
+
+/* ---- the hit path, inline ----
+ *
+ * The generated code updates an element through these, giving the map's
+ * descriptor (a compile-time constant) as @d == m->desc: the key loop
+ * unrolls and each key's type is known. Keys are hashed once per hit;
+ * string keys a word at a time where they are 8-byte aligned (a frame's
+ * string, a stored key, current->comm), and compared against the stored
+ * keys (aligned, zero after their bytes) a word at a time. Only a miss
+ * leaves the inline path (tp_map_insert()).
+ */
+
+#ifndef __KERNEL__
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#endif
+
+/* A lookup's keys hashed: the hash and each string key's stored length. */
+struct tp_map_hashed {
+	u32 hash;
+	u32 len[TP_MAP_MAX_KEYS];
+};
+
+#define TP_MAP_MIX 0x9e3779b97f4a7c15ull	/* 2^64 / phi */
+#define TP_MAP_ONES 0x0101010101010101ull
+#define TP_MAP_HIGHS 0x8080808080808080ull
+
+/*
+ * The 8 bytes at @p (8-aligned) as a little-endian word, up to the first
+ * NUL at least: the bytes after it are masked off by the callers. An
+ * aligned word never crosses a page, so the kernel reads it whole; the
+ * user-space build stops at the NUL (and leaves zeros after it).
+ */
+static __always_inline u64 tp_map_load(const char *p)
+{
+#ifdef __KERNEL__
+	return le64_to_cpu((__force __le64)read_word_at_a_time(p));
+#else
+	const unsigned char *b = (const unsigned char *)p;
+	u64 w = 0;
+	int i;
+
+	for (i = 0; i < 8 && b[i]; i++)
+		w |= (u64)b[i] << (8 * i);
+	return w;
+#endif
+}
+
+/* The low @k bytes of @w (k < 8). */
+static __always_inline u64 tp_map_low(u64 w, u32 k)
+{
+	return k ? w & (~0ull >> (64 - 8 * k)) : 0;
+}
+
+/* The string's bytes as stored (cut at MAXSTRINGLEN - 1) into the hash,
+ * 8 at a time; their number in *len. map.c: the same for any alignment. */
+u64 tp_map_hash_str_slow(u64 h, const char *s, u32 *len);
+
+static __always_inline u64 tp_map_hash_str(u64 h, const char *s, u32 *len)
+{
+	u32 n = 0;
+
+	if (unlikely((unsigned long)s & 7))
+		return tp_map_hash_str_slow(h, s, len);
+	for (;;) {
+		u64 w = tp_map_load(s + n);
+		u64 z = (w - TP_MAP_ONES) & ~w & TP_MAP_HIGHS;
+		u32 k = z ? (u32)__builtin_ctzll(z) >> 3 : 8;
+
+		if (k > MAXSTRINGLEN - 1 - n)
+			k = MAXSTRINGLEN - 1 - n;
+		if (k < 8) {
+			*len = n + k;
+			return (h ^ tp_map_low(w, k)) * TP_MAP_MIX;
+		}
+		h = (h ^ w) * TP_MAP_MIX;
+		n += 8;
+	}
+}
+
+static __always_inline void tp_map_hash_in(const struct tp_map_desc *d,
+					   const union tp_key *keys,
+					   struct tp_map_hashed *hk)
+{
+	u64 h = 0xcbf29ce484222325ull;
+	int i;
+
+	for (i = 0; i < d->nkeys; i++) {
+		if (d->keys[i] == TP_KEY_LONG)
+			h = (h ^ (u64)keys[i].l) * TP_MAP_MIX;
+		else
+			h = tp_map_hash_str(h, keys[i].s, &hk->len[i]);
+	}
+	h ^= h >> 29;
+	hk->hash = (u32)(h ^ (h >> 32));
+}
+
+/* Stored key @f (8-aligned, zeros after its bytes) is @s of stored
+ * length @n. */
+static __always_inline bool tp_map_str_eq(const char *f, const char *s, u32 n)
+{
+	u32 i;
+
+	if (unlikely((unsigned long)s & 7))
+		return !memcmp(f, s, n) && f[n] == '\0';
+	for (i = 0; i + 8 <= n; i += 8)
+		if (tp_map_load(f + i) != tp_map_load(s + i))
+			return false;
+	/* the word holding the NUL: f's has zeros from n on */
+	return tp_map_load(f + i) == tp_map_low(tp_map_load(s + i), n - i);
+}
+
+static __always_inline struct tp_map_ent *tp_map_ent(const struct tp_map *m,
+						     u32 e)
+{
+	return (struct tp_map_ent *)(m->pool + (size_t)e * m->entry_size);
+}
+
+static __always_inline u32 tp_map_find_in(const struct tp_map *m,
+					  const struct tp_map_desc *d,
+					  const union tp_key *keys,
+					  const struct tp_map_hashed *hk)
+{
+	u32 e;
+	int i;
+
+	for (e = m->buckets[hk->hash & (m->nbuckets - 1)]; e != TP_MAP_NONE;
+	     e = tp_map_ent(m, e)->chain) {
+		const char *x = (const char *)tp_map_ent(m, e);
+
+		if (tp_map_ent(m, e)->hash != hk->hash)
+			continue;
+		for (i = 0; i < d->nkeys; i++) {
+			const char *f = x + m->key_off[i];
+
+			if (d->keys[i] == TP_KEY_LONG ?
+			    *(const s64 *)f != keys[i].l :
+			    !tp_map_str_eq(f, keys[i].s, hk->len[i]))
+				break;
+		}
+		if (i == d->nkeys)
+			return e;
+	}
+	return TP_MAP_NONE;
+}
+
+/* A miss: add the entry (0/""/empty); -ENOSPC when full, not wrapping. */
+int tp_map_insert(struct tp_map *m, const union tp_key *keys,
+		  const struct tp_map_hashed *hk, u32 *out);
+
+static __always_inline int tp_map_lookup_in(struct tp_map *m,
+					    const struct tp_map_desc *d,
+					    const union tp_key *keys, u32 *out)
+{
+	struct tp_map_hashed hk;
+
+	tp_map_hash_in(d, keys, &hk);
+	*out = tp_map_find_in(m, d, keys, &hk);
+	if (likely(*out != TP_MAP_NONE))
+		return 0;
+	return tp_map_insert(m, keys, &hk, out);
+}
+
+/* a[k] += delta (++, --, -=: the caller negates), one lookup. */
+static __always_inline int tp_map_add_long_in(struct tp_map *m,
+					      const struct tp_map_desc *d,
+					      const union tp_key *keys,
+					      s64 delta, s64 *result)
+{
+	u32 e;
+	int err = tp_map_lookup_in(m, d, keys, &e);
+	s64 *v;
+
+	if (unlikely(err))
+		return err;
+	v = (s64 *)((char *)tp_map_ent(m, e) + m->val_off);
+	*v = (s64)((u64)*v + (u64)delta);
+	if (result)
+		*result = *v;
+	return 0;
+}
+
+/* a[k] <<< v */
+static __always_inline int tp_map_stat_add_in(struct tp_map *m,
+					      const struct tp_map_desc *d,
+					      const union tp_key *keys, s64 v)
+{
+	u32 e;
+	int err = tp_map_lookup_in(m, d, keys, &e);
+
+	if (unlikely(err))
+		return err;
+	tp_stat_cell_add_in(d->stat, (struct tp_stat_cell *)
+			    ((char *)tp_map_ent(m, e) + m->val_off), v);
+	return 0;
+}
 
 #endif /* TAPIR_RUNTIME_MAP_H */

@@ -71,37 +71,10 @@ void tp_stat_cell_clear(const struct tp_stat_desc *d, struct tp_stat_cell *c)
 	memset(c, 0, tp_stat_cell_size(d));
 }
 
-/* v << shift without shifting a negative value (undefined in C). */
-static s64 scaled(s64 v, int shift)
-{
-	return (s64)((u64)v << shift);
-}
-
 void tp_stat_cell_add(const struct tp_stat_desc *d, struct tp_stat_cell *c,
 		      s64 v)
 {
-	s64 x = scaled(v, d->bit_shift), delta;
-
-	if (d->hist != TP_HIST_NONE)
-		c->hist[tp_stat_bucket_of(d, v)]++;
-	if (c->count == 0) {
-		c->count = 1;
-		c->sum = c->min = c->max = v;
-		c->avg_s = x;
-		c->m2 = 0;
-		return;
-	}
-	c->count++;
-	c->sum += v;
-	if (v < c->min)
-		c->min = v;
-	if (v > c->max)
-		c->max = v;
-	/* 64-bit wrapping arithmetic, as the kernel builds it */
-	delta = (s64)((u64)x - (u64)c->avg_s);
-	c->avg_s = (s64)((u64)c->avg_s + (u64)div64_s64(delta, c->count));
-	c->m2 = (s64)((u64)c->m2 +
-		      (u64)delta * ((u64)x - (u64)c->avg_s));
+	tp_stat_cell_add_in(d, c, v);
 }
 
 void tp_stat_cell_merge(const struct tp_stat_desc *d, struct tp_stat_cell *into,
@@ -353,7 +326,7 @@ void tp_stat_free(struct tp_stat *s)
 
 void tp_stat_add(struct tp_stat *s, s64 v)
 {
-	tp_stat_cell_add(s->desc, tp_this_cpu_ptr(s->cells), v);
+	tp_stat_add_in(s, s->desc, v);
 }
 
 void tp_stat_clear(struct tp_stat *s)
@@ -383,7 +356,7 @@ void tp_stat_read(struct tp_stat *s, struct tp_stat_cell *out)
 		tp_stat_cell_merge(d, out, tp_per_cpu_ptr(s->cells, cpu));
 	if (!out->count)
 		return;
-	avg = div64_s64(scaled(out->sum, d->bit_shift), out->count);
+	avg = div64_s64(tp_stat_scaled(out->sum, d->bit_shift), out->count);
 	tp_for_each_cpu(cpu) {
 		const struct tp_stat_cell *c = tp_per_cpu_ptr(s->cells, cpu);
 		u64 dev;

@@ -30,6 +30,9 @@ struct tp_stat_desc {
 	enum tp_hist_type hist;
 	s64 lo, hi, width;	/* @hist_linear(v, lo, hi, width) */
 	int bit_shift;		/* @variance(v, bit_shift), 0..31 */
+	bool no_variance;	/* the script never reads @variance: adding
+				 * skips the running mean and M2 (avg_s and
+				 * m2 stay 0) */
 };
 
 struct tp_stat_cell {
@@ -52,6 +55,9 @@ int tp_stat_bucket_of(const struct tp_stat_desc *d, s64 v);
 void tp_stat_cell_clear(const struct tp_stat_desc *d, struct tp_stat_cell *c);
 void tp_stat_cell_add(const struct tp_stat_desc *d, struct tp_stat_cell *c,
 		      s64 v);
+/* tp_stat_cell_add(), inline: the generated code gives a constant @d. */
+static inline void tp_stat_cell_add_in(const struct tp_stat_desc *d,
+				       struct tp_stat_cell *c, s64 v);
 /* Fold @from into @into (count-weighted: Chan et al. for M2). */
 void tp_stat_cell_merge(const struct tp_stat_desc *d, struct tp_stat_cell *into,
 			const struct tp_stat_cell *from);
@@ -85,5 +91,52 @@ void tp_stat_add(struct tp_stat *s, s64 v);		/* this CPU */
 void tp_stat_clear(struct tp_stat *s);			/* delete s */
 /* Merge every CPU's cell into @out (tp_stat_cell_size() bytes). */
 void tp_stat_read(struct tp_stat *s, struct tp_stat_cell *out);
+
+/* ---- inline ---- */
+
+/* v << shift without shifting a negative value (undefined in C). */
+static inline s64 tp_stat_scaled(s64 v, int shift)
+{
+	return (s64)((u64)v << shift);
+}
+
+static inline void tp_stat_cell_add_in(const struct tp_stat_desc *d,
+				       struct tp_stat_cell *c, s64 v)
+{
+	s64 x, delta;
+
+	if (d->hist != TP_HIST_NONE)
+		c->hist[tp_stat_bucket_of(d, v)]++;
+	if (c->count == 0) {
+		c->count = 1;
+		c->sum = c->min = c->max = v;
+		if (!d->no_variance) {
+			c->avg_s = tp_stat_scaled(v, d->bit_shift);
+			c->m2 = 0;
+		}
+		return;
+	}
+	c->count++;
+	c->sum += v;
+	if (v < c->min)
+		c->min = v;
+	if (v > c->max)
+		c->max = v;
+	if (d->no_variance)
+		return;
+	/* Welford; 64-bit wrapping arithmetic, as the kernel builds it */
+	x = tp_stat_scaled(v, d->bit_shift);
+	delta = (s64)((u64)x - (u64)c->avg_s);
+	c->avg_s = (s64)((u64)c->avg_s + (u64)div64_s64(delta, c->count));
+	c->m2 = (s64)((u64)c->m2 +
+		      (u64)delta * ((u64)x - (u64)c->avg_s));
+}
+
+/* tp_stat_add(), inline, @d == s->desc a constant. */
+static inline void tp_stat_add_in(struct tp_stat *s,
+				  const struct tp_stat_desc *d, s64 v)
+{
+	tp_stat_cell_add_in(d, tp_this_cpu_ptr(s->cells), v);
+}
 
 #endif /* TAPIR_RUNTIME_STAT_H */

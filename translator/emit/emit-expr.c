@@ -135,8 +135,13 @@ static int eval_list(struct body *b, struct expr *list, struct val *v,
 
 /* ---- array keys ---- */
 
+static struct val emit_call(struct body *b, struct expr *x, bool in_place);
+
+/* Keys left to right; with last_in_place, the last one may be left in
+ * the frame of the function that returned it (emit_call()): the caller
+ * uses the keys before anything else is evaluated. */
 int eval_keys(struct body *b, struct expr *args, struct val *keys,
-	      bool allow_wild, unsigned *wild)
+	      bool allow_wild, unsigned *wild, bool last_in_place)
 {
 	int n = 0;
 
@@ -154,7 +159,10 @@ int eval_keys(struct body *b, struct expr *args, struct val *keys,
 		}
 		for (int i = 0; i < n; i++)
 			keys[i] = protect(b, keys[i], a);
-		keys[n] = emit_expr(b, a);
+		if (last_in_place && !a->next && a->kind == E_CALL)
+			keys[n] = emit_call(b, a, true);
+		else
+			keys[n] = emit_expr(b, a);
 	}
 	return n;
 }
@@ -714,14 +722,23 @@ static void call_overloads(struct body *b, struct expr *x, struct function *fn,
 	}
 }
 
-static struct val emit_call(struct body *b, struct expr *x)
+/* A call's value, in a temporary; or, in_place, a string left in the
+ * callee's frame (no copy), valid until the next call: for an operand
+ * that is used before anything else is evaluated. */
+static struct val emit_call(struct body *b, struct expr *x, bool in_place)
 {
 	struct function *fn = x->ref;
-	enum vtype t = em_fn(b->em, fn)->type;
+	struct fninfo *fi = em_fn(b->em, fn);
+	enum vtype t = fi->type;
 	struct val args[MAX_ARITY + 1];
 	const char *result = NULL;
 
 	eval_list(b, x->args, args, MAX_ARITY);
+	if (in_place && t == TYPE_STRING && !fn->overload) {
+		call_one(b, x, fi, args, NULL);
+		return mkval(em_printf(b->em, "%s.__retvalue", frame_of(b, fi)),
+			     t, false);
+	}
 	if (t == TYPE_LONG)
 		result = tmp_new(b, TMP_LONG);
 	else if (t == TYPE_STRING)
@@ -981,7 +998,7 @@ struct val emit_expr(struct body *b, struct expr *x)
 			return t ? mkval(t, TYPE_STRING, true) :
 				   mkval("0", TYPE_LONG, true);
 		}
-		return emit_call(b, x);
+		return emit_call(b, x, false);
 	case E_BINARY:
 		return emit_binary(b, x);
 	case E_UNARY:

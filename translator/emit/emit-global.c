@@ -55,6 +55,8 @@ static void stat_desc_decl(struct em *em, const struct gvar *g, FILE *o)
 	}
 	if (g->shift)
 		fprintf(o, "\t.bit_shift = %d,\n", g->shift);
+	if (!g->variance)
+		fputs("\t.no_variance = true,\n", o);
 	fputs("};\n", o);
 }
 
@@ -261,7 +263,7 @@ static const char *keys_of(struct body *b, struct expr *x, struct gvar *g,
 			   const struct expr *later)
 {
 	struct val keys[MAX_ARITY];
-	int n = eval_keys(b, x->args, keys, allow_wild, wild);
+	int n = eval_keys(b, x->args, keys, allow_wild, wild, later == NULL);
 
 	for (int i = 0; i < n; i++)
 		keys[i] = protect(b, keys[i], later);
@@ -354,8 +356,9 @@ struct val emit_index_assign(struct body *b, struct expr *x)
 				    em_printf(em, "(s64)(0 - (u64)%s)", v.c);
 
 		t = tmp_new(b, TMP_LONG);
-		overflow_check(b, g, em_printf(em, "tp_map_add_long(&%s, %s, %s, "
-					       "&%s)", g->cname, k, delta, t));
+		overflow_check(b, g, em_printf(em, "tp_map_add_long_in(&%s, "
+					       "&%s_desc, %s, %s, &%s)",
+					       g->cname, g->cname, k, delta, t));
 		if (postfix)
 			return mkval(em_printf(em, "(s64)((u64)%s %s 1)", t,
 					       op == OP_ADD ? "-" : "+"),
@@ -427,7 +430,8 @@ void emit_agg_add(struct body *b, struct expr *target, struct val v)
 		return;
 	if (target->kind == E_VAR) {
 		use_global(b, g, false);
-		out(b, "tp_stat_add(&%s, %s);", g->cname, v.c);
+		out(b, "tp_stat_add_in(&%s, &%s, %s);", g->cname,
+		    stat_desc(em, g), v.c);
 		return;
 	}
 	{
@@ -437,7 +441,8 @@ void emit_agg_add(struct body *b, struct expr *target, struct val v)
 
 		use_global(b, g, true);
 		out(b, "c->last_stmt = %s;", c_string(em, near, strlen(near)));
-		overflow_check(b, g, em_printf(em, "tp_map_stat_add(&%s, %s, %s)",
+		overflow_check(b, g, em_printf(em, "tp_map_stat_add_in(&%s, "
+					       "&%s_desc, %s, %s)", g->cname,
 					       g->cname, k, v.c));
 	}
 }
@@ -523,6 +528,11 @@ struct val emit_stat_op(struct body *b, struct expr *x)
 		empty_check(b, x, em_printf(em, "tp_stat_avg(%s, &%s)", cell, t));
 		break;
 	case STAT_VARIANCE:
+		/* its descriptor keeps the running mean only when the
+		 * scan before the declarations saw this @variance */
+		if (!g->variance)
+			em_error(em, &x->loc, "internal error: @variance of "
+				 "'%s' missed by the scan", g->sym->name);
 		empty_check(b, x, em_printf(em, "tp_stat_variance(&%s, %s, &%s)",
 					    stat_desc(em, g), cell, t));
 		break;

@@ -38,6 +38,7 @@ struct gvar {
 	int index;			/* in em->globals: lock order */
 	int shift;			/* @variance bit shift */
 	bool shift_set;
+	bool variance;			/* some @variance reads it */
 	bool param;			/* a module parameter */
 	int first_use;			/* order of first mention in the
 					 * probes, then the functions */
@@ -201,7 +202,7 @@ void assign_to(struct body *b, const char *dst, enum vtype t, struct val v);
 const char *keys_literal(struct body *b, struct expr *args,
 			 const struct symbol *arr, struct val *keys, int n);
 int eval_keys(struct body *b, struct expr *args, struct val *keys,
-	      bool allow_wild, unsigned *wild);
+	      bool allow_wild, unsigned *wild, bool last_in_place);
 
 /* emit-global.c */
 void emit_globals_decl(struct em *em, FILE *o);

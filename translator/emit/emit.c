@@ -519,7 +519,7 @@ static void preamble(struct em *em, bool kprobes, FILE *o)
 
 /* A top-level block may define helpers and per-CPU data for functions
  * the script does not call: not worth a warning. */
-static void embedded_block(struct em *em, const struct decl *d, FILE *o)
+static bool embedded_block(struct em *em, const struct decl *d, FILE *o)
 {
 	fprintf(o, "/* %%{ from %s */\n"
 		"#pragma GCC diagnostic push\n"
@@ -527,11 +527,14 @@ static void embedded_block(struct em *em, const struct decl *d, FILE *o)
 		"#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
 		"%s\n"
 		"#pragma GCC diagnostic pop\n\n", loc_text(em, &d->loc), d->code);
+	return true;
 }
 
 /* The top-level %{ %} blocks: every tapset file that joined the program,
- * then the script's own. */
-static void embedded_blocks(struct em *em, FILE *o)
+ * then the script's own; fn on each, until it returns false. */
+static bool each_block(struct em *em,
+		       bool (*fn)(struct em *, const struct decl *, FILE *),
+		       FILE *o)
 {
 	const struct tapset_index *idx = em->prog->tapsets;
 
@@ -541,12 +544,13 @@ static void embedded_blocks(struct em *em, FILE *o)
 				continue;
 			for (const struct decl *d = f->script->decls; d;
 			     d = d->next)
-				if (d->kind == D_EMBEDDED)
-					embedded_block(em, d, o);
+				if (d->kind == D_EMBEDDED && !fn(em, d, o))
+					return false;
 		}
 	for (const struct decl *d = em->prog->user->decls; d; d = d->next)
-		if (d->kind == D_EMBEDDED)
-			embedded_block(em, d, o);
+		if (d->kind == D_EMBEDDED && !fn(em, d, o))
+			return false;
+	return true;
 }
 
 /* "identifier 'f' at FILE:LINE:COL" of a function's name: what an error
@@ -666,7 +670,166 @@ struct probe_out {
 	const char *kind;
 	const char *pp, *pn, *location;
 	struct gvar *print_global;	/* a print-at-exit probe */
+	bool light;			/* see light_probe() */
 };
+
+/* ---- light probes ----
+ *
+ * A hit sets up the whole context before the handler runs (runtime/
+ * core.h, tp_run_probe_in()): the probe, its registers, address and
+ * kretprobe data, the action count, the nesting, the print state. A
+ * light probe's code reads none of that, and its kprobe handler (runtime/
+ * entry.h, TP_KPROBE_ENTRY_LIGHT) only claims the context and clears the
+ * error fields. The emitter proves it from the C it wrote: the probe is
+ * loop-free (its action check becomes a constant, below); its body names
+ * the context `c` only in TPG_FRAMES(c), c->nesting, c->last_error,
+ * c->last_stmt, tp_error(c, ...) and in calls fn_NAME(c) of the functions
+ * it reaches, which are all embedded C that names neither `c`, CONTEXT,
+ * STAP_PRINTF nor anything of the runtime (tp_*, tapir_*, _stp_*); and no
+ * top-level %{ %} block of the program names the runtime or CONTEXT
+ * either (a helper there could reach the context for a function).
+ */
+
+static bool ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static bool starts(const char *t, size_t n, size_t i, const char *w)
+{
+	size_t k = strlen(w);
+
+	return i + k <= n && memcmp(t + i, w, k) == 0;
+}
+
+static bool ends_before(const char *t, size_t i, const char *w)
+{
+	size_t k = strlen(w);
+
+	return i >= k && memcmp(t + i - k, w, k) == 0;
+}
+
+/* May the identifier t[i..i+len) appear in light code? @generated: the
+ * emitter's own C (where `c` is the context), else embedded C. */
+static bool light_ident(const char *t, size_t n, size_t i, size_t len,
+			bool generated)
+{
+	static const char *const runtime[] = { "tp_", "tapir_", "_stp_" };
+	size_t j;
+
+	if (len == 7 && starts(t, n, i, "CONTEXT"))
+		return false;
+	if (len == 1 && t[i] == 'c') {
+		if (!generated)
+			return false;
+		if (ends_before(t, i, "TPG_FRAMES(") ||
+		    ends_before(t, i, "tp_error(") ||
+		    starts(t, n, i + 1, "->last_error") ||
+		    starts(t, n, i + 1, "->last_stmt") ||
+		    starts(t, n, i + 1, "->nesting"))
+			return true;
+		/* fn_NAME(c): a call, checked on its own */
+		if (i + 1 < n && t[i + 1] == ')' && i >= 1 && t[i - 1] == '(') {
+			for (j = i - 1; j > 0 && ident_char(t[j - 1]); j--)
+				;
+			return starts(t, n, j, "fn_");
+		}
+		return false;
+	}
+	if (generated) {
+		/* the runtime calls the generated code makes: those that
+		 * could read the context take `c`; these two find it */
+		return !(len == 10 && starts(t, n, i, "tp_current")) &&
+		       !starts(t, n, i, "tapir_");
+	}
+	if (len == 11 && starts(t, n, i, "STAP_PRINTF"))
+		return false;
+	for (j = 0; j < sizeof(runtime) / sizeof(runtime[0]); j++)
+		if (starts(t, n, i, runtime[j]))
+			return false;
+	return true;
+}
+
+/* Every identifier of C text @t outside literals and comments is
+ * light_ident(). */
+static bool light_text(const char *t, size_t n, bool generated)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		char ch = t[i];
+
+		if (ch == '"' || ch == '\'') {
+			for (i++; i < n && t[i] != ch; i++)
+				if (t[i] == '\\')
+					i++;
+			i++;
+		} else if (ch == '/' && i + 1 < n && t[i + 1] == '*') {
+			for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
+				;
+			i += 2;
+		} else if (ch == '/' && i + 1 < n && t[i + 1] == '/') {
+			while (i < n && t[i] != '\n')
+				i++;
+		} else if (ident_char(ch) && !(ch >= '0' && ch <= '9')) {
+			size_t k = i;
+
+			while (k < n && ident_char(t[k]))
+				k++;
+			if (!light_ident(t, n, i, k - i, generated))
+				return false;
+			i = k;
+		} else if (ch >= '0' && ch <= '9') {
+			while (i < n && ident_char(t[i]))
+				i++;
+		} else {
+			i++;
+		}
+	}
+	return true;
+}
+
+static bool light_block(struct em *em, const struct decl *d, FILE *o)
+{
+	(void)em;
+	(void)o;
+	return light_text(d->code, strlen(d->code), false);
+}
+
+/* Can a light probe set c->last_error? A C expression: only its
+ * constant action check when neither its body nor a callee fails. */
+static const char *light_may_fail(struct em *em, const struct probe_out *po)
+{
+	const struct body *b = po->b;
+	static const char w[] = "last_error";
+
+	for (size_t i = 0; i + sizeof(w) - 1 <= b->len; i++)
+		if (memcmp(b->text + i, w, sizeof(w) - 1) == 0)
+			return "true";
+	for (int i = 0; i < b->ncalls; i++)
+		if (b->calls[i]->may_fail || b->calls[i]->may_abort)
+			return "true";
+	if (b->total <= 0)
+		return "false";
+	return em_printf(em, "%d > MAXACTION_INTERRUPTIBLE", b->total);
+}
+
+static bool light_probe(struct em *em, const struct probe_out *po)
+{
+	const struct body *b = po->b;
+
+	if (!b || b->flush_mode || !light_text(b->text, b->len, true))
+		return false;
+	for (int i = 0; i < b->ncalls; i++) {
+		const struct fninfo *fi = b->calls[i];
+
+		if (!fi->embedded || !light_text(fi->fn->decl->code,
+				strlen(fi->fn->decl->code), false))
+			return false;
+	}
+	return each_block(em, light_block, NULL);
+}
 
 static void emit_probe_body(struct em *em, struct probe_out *po, int id)
 {
@@ -698,7 +861,10 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 
 	emit_dwarf_probe_code(em, b, po->handler, o);
 	fprintf(o, "/* probe %s at %s */\n", po->pp, po->location);
-	fprintf(o, "static void %s(struct tp_context *c)\n{\n", po->handler);
+	/* a light probe's body goes into its kprobe handler (which has no
+	 * ftrace call site either) */
+	fprintf(o, "static %svoid %s(struct tp_context *c)\n{\n",
+		po->light ? "__always_inline notrace " : "", po->handler);
 	if (frame)
 		fprintf(o, "\tstruct %s_locals *l = &TPG_FRAMES(c)->probe.%s;\n\n",
 			po->handler, po->handler);
@@ -707,7 +873,14 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 	if (em->nregexes)
 		fputs("\tc->regex = NULL;\n", o);
 	init_locals(b, o);
-	upfront_check(b, o);
+	if (po->light && b->total > 0)
+		/* what upfront_check() tests, c->actions being 0 and
+		 * c->max_actions MAXACTION_INTERRUPTIBLE (runtime/context.c) */
+		fprintf(o, "\tif (unlikely(%d > MAXACTION_INTERRUPTIBLE)) {\n"
+			"\t\tc->last_error = \"MAXACTION exceeded\";\n"
+			"\t\treturn;\n\t}\n", b->total);
+	else
+		upfront_check(b, o);
 	fwrite(b->text, 1, b->len, o);
 	fputs("}\n\n", o);
 }
@@ -733,12 +906,17 @@ static void own_kprobe_handler_decl(const struct probe_out *po, FILE *o)
 		fprintf(o, "TP_KPROBE_ENTRY_DECL(%s_kentry);\n", po->handler);
 }
 
-static void own_kprobe_handler_def(const struct probe_out *po, int i,
-				   FILE *o)
+static void own_kprobe_handler_def(struct em *em, const struct probe_out *po,
+				   int i, FILE *o)
 {
 	if (!own_kprobe_handler(po))
 		return;
-	if (po->p->is_return)
+	if (po->light)
+		fprintf(o, "TP_KPROBE_%s_LIGHT(%s_%s, tpg_probes[%d], %s);\n",
+			po->p->is_return ? "RETURN" : "ENTRY", po->handler,
+			po->p->is_return ? "kreturn" : "kentry", i,
+			light_may_fail(em, po));
+	else if (po->p->is_return)
 		fprintf(o, "TP_KPROBE_RETURN(%s_kreturn, tpg_probes[%d]);\n",
 			po->handler, i);
 	else
@@ -1002,6 +1180,8 @@ static void variance_shifts(struct em *em, const struct expr *x)
 		if (g) {
 			int shift = x->b ? (int)x->b->num : 0;
 
+			g->variance = true;
+
 			if (x->b && (x->b->num < 0 || x->b->num > 31))
 				em_error(em, &x->b->loc, "the @variance bit "
 					 "shift must be from 0 to 31");
@@ -1173,7 +1353,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 				kprobes = true;
 		preamble(&em, kprobes, o);
 	}
-	embedded_blocks(&em, o);
+	each_block(&em, embedded_block, o);
 	emit_globals_decl(&em, o);
 	emit_regex_tables(&em, o);
 
@@ -1245,8 +1425,11 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	/* probes */
 	emit_dwarf_relocs(&em, o);
 	fputs("/* ---- probes ---- */\n\n", o);
-	for (int i = 0; i < np; i++)
+	for (int i = 0; i < np; i++) {
+		pos[i].light = own_kprobe_handler(&pos[i]) &&
+			       light_probe(&em, &pos[i]);
 		probe_handler(&em, &pos[i], pframe[i], o);
+	}
 	for (int i = 0; i < np; i++) {
 		/* a probe's locks: its own uses and its callees' */
 		struct body *b = pos[i].b;
@@ -1304,7 +1487,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 
 		for (int i = 0; i < np; i++)
 			if (own_kprobe_handler(&pos[i])) {
-				own_kprobe_handler_def(&pos[i], i, o);
+				own_kprobe_handler_def(&em, &pos[i], i, o);
 				any = true;
 			} else if (pos[i].p && pos[i].p->tracepoint) {
 				emit_trace_handler_def(pos[i].p,
