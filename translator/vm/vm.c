@@ -204,6 +204,25 @@ char *vm_kernel_headers(const char *release)
 	return found;
 }
 
+char *vm_release_kernel(const char *release, char **why)
+{
+	char *path;
+
+	*why = NULL;
+	if (!*release || strchr(release, '/')) {
+		*why = xasprintf("'%s' is not a kernel release", release);
+		return NULL;
+	}
+	path = xasprintf("/boot/vmlinuz-%s", release);
+	if (path && !is_file(path)) {
+		*why = xasprintf("no kernel image for %s (%s): install "
+				 "linux-image-%s", release, path, release);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 char *vm_default_kernel(void)
 {
 	const char *env = getenv("TAPIR_VM_KERNEL");
