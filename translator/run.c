@@ -154,6 +154,9 @@ int run_build(struct session *s, const struct run_opts *o,
 		.trees = trees,
 		.defines = o->defines,
 		.make_vars = o->make_vars,
+		/* -p4 -m NAME leaves NAME.ko here, as stap does (build
+		 * here, run there) */
+		.out_dir = s->last_pass == 4 && o->module_name ? "." : NULL,
 		.disable_cache = o->disable_cache,
 		.keep = o->keep,
 		.verbose = s->verbose,
