@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kconfig.h"
-#include "parse.h"
-#include "print.h"
+#include "debuginfo/kconfig.h"
+#include "parse/parse.h"
+#include "parse/print.h"
 #include "session.h"
 
 static FILE *sink;
