@@ -399,7 +399,7 @@ const char *vm_unavailable(void)
 	k = vm_default_kernel();
 	if (!k)
 		return "no /boot/vmlinuz-* with installed headers "
-		       "(install linux-image-cloud-amd64 and linux-headers-cloud-amd64)";
+		       "(install linux-image-RELEASE and linux-headers-RELEASE)";
 	if (access(k, R_OK) < 0) {
 		snprintf(why, sizeof(why), "cannot read kernel %s: %s", k,
 			 strerror(errno));
@@ -1228,7 +1228,7 @@ static int prepare_tools(struct run *r, char **err)
 	if (!res->kernel) {
 		*err = xasprintf("no kernel to boot: no /boot/vmlinuz-* has its "
 				 "headers installed (give one, or install "
-				 "linux-image-cloud-amd64 and linux-headers-cloud-amd64)");
+				 "linux-image-RELEASE and linux-headers-RELEASE)");
 		return -1;
 	}
 	if (vm_kernel_release(res->kernel, r->release, sizeof(r->release)) < 0) {
