@@ -27,8 +27,8 @@ struct opts {
 	struct vm_job job;
 	const char **files, **modules, **scripts;
 	int nfiles, nmodules, nscripts;
-	const char *results;
-	char *joined;		/* the words after the options */
+	const char *results, *release;
+	char *joined, *kernel;	/* the words after the options; --release's image */		/* the words after the options */
 	int print_dmesg, strict, timing, check, info;
 };
 
@@ -41,6 +41,7 @@ static void usage(FILE *f)
 "adds jobs before it. All jobs run one after the other in one boot.\n"
 "\n"
 "  --kernel VMLINUZ     kernel image (default: newest /boot/vmlinuz-* with headers)\n"
+"  -r, --release R      boot /boot/vmlinuz-R (the kernel a module was built for)\n"
 "  --mem MB             guest memory (default 512)\n"
 "  --cpus N             guest CPUs (default 2)\n"
 "  --file HOST[:GUEST]  copy a file or directory in (default GUEST: /root/NAME)\n"
@@ -140,7 +141,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_KERNEL = 256, OPT_MEM, OPT_CPUS, OPT_FILE, OPT_MODULE, OPT_APPEND,
 	       OPT_ACCEL, OPT_TIMEOUT, OPT_JOB, OPT_RESULTS, OPT_CONSOLE, OPT_DMESG,
-	       OPT_STRICT, OPT_TIME, OPT_KEEP, OPT_CHECK, OPT_INFO };
+	       OPT_STRICT, OPT_TIME, OPT_KEEP, OPT_CHECK, OPT_INFO,
+	       OPT_RELEASE = 'r' };
 	static const struct option lo[] = {
 		{ "kernel", 1, 0, OPT_KERNEL }, { "mem", 1, 0, OPT_MEM },
 		{ "cpus", 1, 0, OPT_CPUS }, { "file", 1, 0, OPT_FILE },
@@ -150,14 +152,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "console", 0, 0, OPT_CONSOLE }, { "dmesg", 0, 0, OPT_DMESG },
 		{ "strict", 0, 0, OPT_STRICT }, { "time", 0, 0, OPT_TIME },
 		{ "keep", 0, 0, OPT_KEEP }, { "check", 0, 0, OPT_CHECK },
-		{ "info", 0, 0, OPT_INFO },
+		{ "info", 0, 0, OPT_INFO }, { "release", 1, 0, OPT_RELEASE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hr:", lo, NULL)) != -1) {
 		switch (c) {
 		case OPT_KERNEL: o->job.kernel = optarg; break;
+		case OPT_RELEASE: o->release = optarg; break;
 		case OPT_MEM: o->job.mem_mb = number("--mem", optarg); break;
 		case OPT_CPUS: o->job.cpus = number("--cpus", optarg); break;
 		case OPT_FILE: push(&o->files, &o->nfiles, optarg); break;
@@ -185,6 +188,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	if (!o->nscripts && !o->check && !o->info) {
 		usage(stderr);
 		exit(2);
+	}
+	if (o->release && !o->job.kernel) {	/* --kernel overrides */
+		char *why;
+
+		o->kernel = vm_release_kernel(o->release, &why);
+		if (!o->kernel) {
+			fprintf(stderr, "tapir-vm: %s\n", why);
+			free(why);
+			exit(EXIT_VMFAIL);
+		}
+		o->job.kernel = o->kernel;
 	}
 	o->job.files = o->files;
 	o->job.modules = o->modules;
@@ -337,5 +351,6 @@ int main(int argc, char **argv)
 	free(o.modules);
 	free(o.scripts);
 	free(o.joined);
+	free(o.kernel);
 	return status;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "build/kfeature.h"
 #include "run.h"
 #include "session.h"
 #include "vm/vm.h"
@@ -60,6 +61,37 @@ static char *find_loader(void)
 	return xstrdup(TAPIR_BINDIR "/tapir-run");
 }
 
+/*
+ * The image that boots the kernel -r names (malloc'd), or NULL after an
+ * error message: /boot/vmlinuz-RELEASE for a release or a tree of one;
+ * a self-built tree's own arch/x86/boot/bzImage first.
+ */
+static char *target_kernel(const char *target)
+{
+	char *rel, *kernel, *why;
+
+	if (strchr(target, '/')) {
+		kernel = xasprintf("%s/arch/x86/boot/bzImage", target);
+		if (access(kernel, R_OK) == 0)
+			return kernel;
+		free(kernel);
+		rel = kernel_tree_release(target);
+		if (!rel) {
+			fprintf(stderr, "tapir: --vm: cannot tell the release "
+				"of kernel tree '%s'; give --vm-kernel\n", target);
+			return NULL;
+		}
+	} else {
+		rel = xstrdup(target);
+	}
+	kernel = vm_release_kernel(rel, &why);
+	if (!kernel)
+		fprintf(stderr, "tapir: --vm: %s, or give --vm-kernel\n", why);
+	free(why);
+	free(rel);
+	return kernel;
+}
+
 int run_vm_target(struct session *s, struct run_opts *o)
 {
 	char release[256], *kernel, *headers;
@@ -69,12 +101,20 @@ int run_vm_target(struct session *s, struct run_opts *o)
 		fprintf(stderr, "tapir: --vm cannot run here: %s\n", why);
 		return -1;
 	}
-	kernel = o->vm_kernel ? xstrdup(o->vm_kernel) : vm_default_kernel();
+	/* --vm-kernel, else the kernel the module is built for (-r), else
+	 * the newest one with headers */
+	if (o->vm_kernel)
+		kernel = xstrdup(o->vm_kernel);
+	else if (s->target)
+		kernel = target_kernel(s->target);
+	else
+		kernel = vm_default_kernel();
 	if (!kernel) {
-		fputs("tapir: --vm: no installed kernel (/boot/vmlinuz-*) has "
-		      "its headers installed; install linux-image-cloud-amd64 "
-		      "and linux-headers-cloud-amd64, or give --vm-kernel\n",
-		      stderr);
+		if (!s->target)
+			fputs("tapir: --vm: no installed kernel (/boot/vmlinuz-*) "
+			      "has its headers installed; install "
+			      "linux-image-RELEASE and linux-headers-RELEASE, or "
+			      "give --vm-kernel\n", stderr);
 		return -1;
 	}
 	if (vm_kernel_release(kernel, release, sizeof(release)) < 0) {
@@ -114,6 +154,9 @@ int run_build(struct session *s, const struct run_opts *o,
 		.trees = trees,
 		.defines = o->defines,
 		.make_vars = o->make_vars,
+		/* -p4 -m NAME leaves NAME.ko here, as stap does (build
+		 * here, run there) */
+		.out_dir = s->last_pass == 4 && o->module_name ? "." : NULL,
 		.disable_cache = o->disable_cache,
 		.keep = o->keep,
 		.verbose = s->verbose,

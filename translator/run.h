@@ -40,10 +40,12 @@ struct run_opts {
 };
 
 /*
- * For --vm: choose the guest kernel (opts->vm_kernel, else the newest
- * installed one with headers) and point s->target at its release, so that
- * passes 2 and 4 look at the kernel the guest boots. 0, or -1 after a
- * message.
+ * For --vm: choose the guest kernel: opts->vm_kernel; else the one
+ * s->target (-r RELEASE or a tree of it) names, /boot/vmlinuz-RELEASE, so
+ * that the guest boots the kernel the module is built for; else the
+ * newest installed one with headers, and point s->target at its headers
+ * so that passes 2 and 4 look at the kernel the guest boots. 0, or -1
+ * after a message.
  */
 int run_vm_target(struct session *s, struct run_opts *o);
 

@@ -50,8 +50,9 @@ static void strlist_add(struct strlist *l, const char *str)
 
 /*
  * Passes 4 and 5: write the C into a private temporary folder, build it
- * (or find it in the module cache), then print the module's path (-p4)
- * or run it.
+ * (or find it in the module cache), then run it; or, at -p4, leave
+ * NAME.ko in the current folder with -m NAME, else print the module's
+ * path.
  */
 static int build_and_run(struct session *s, struct program *prog,
 			 const struct run_opts *ro)
@@ -87,7 +88,10 @@ static int build_and_run(struct session *s, struct program *prog,
 	if (run_build(s, ro, cfile, &res) != 0)
 		goto out;
 	if (s->last_pass == 4) {
-		printf("%s\n", res.ko);
+		/* with -m NAME, NAME.ko is in the current folder and, as
+		 * with stap, nothing is said; else where the module is */
+		if (!ro->module_name)
+			printf("%s\n", res.ko);
 		status = 0;
 	} else {
 		fflush(stdout);
@@ -139,7 +143,7 @@ static void usage(FILE *out)
 	      "  -G VAR=VAL     set global VAR to VAL when the module loads\n"
 	      "  -D NAME[=VAL]  define a C macro for the module (MAXACTION=...)\n"
 	      "  -B NAME=VAL    pass NAME=VAL to kbuild's make\n"
-	      "  -m NAME        name the module NAME\n"
+	      "  -m NAME        name the module NAME (with -p4: write NAME.ko here)\n"
 	      "  -k             keep the build folder\n"
 	      "  --disable-cache  neither use nor fill the module cache\n"
 	      "  --clean-cache  empty the module cache\n"

@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -l 'kernel.function("_raw_spin_lock*")'
+-r "$RELEASE" -l 'kernel.function("_raw_spin_lock*")'

@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -l 'kernel.function("vfs_w*").exported'
+-r "$RELEASE" -l 'kernel.function("vfs_w*").exported'

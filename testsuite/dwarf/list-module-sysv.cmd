@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -L 'module("sysv").function("sysv_*read*")'
+-r "$RELEASE" -L 'module("sysv").function("sysv_*read*")'

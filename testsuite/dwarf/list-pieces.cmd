@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -L 'kernel.function("timespec64_add_safe")'
+-r "$RELEASE" -L 'kernel.function("timespec64_add_safe")'

@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -l 'kernel.statement("vfs_read@fs/read_write.c+5")'
+-r "$RELEASE" -l 'kernel.statement("vfs_read@fs/read_write.c+5")'

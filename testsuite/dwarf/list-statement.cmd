@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -L 'kernel.statement("vfs_read@fs/read_write.c:455")'
+-r "$RELEASE" -L 'kernel.statement("vfs_read@fs/read_write.c:455")'

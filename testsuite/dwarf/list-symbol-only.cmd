@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -l 'kernel.function("vfs_get_tree*")'
+-r "$RELEASE" -l 'kernel.function("vfs_get_tree*")'

@@ -1,1 +1,1 @@
--r 6.1.0-57-cloud-amd64 -L 'kernel.function("HAS_UNMAPPED_ID")'
+-r "$RELEASE" -L 'kernel.function("HAS_UNMAPPED_ID")'

@@ -1,5 +1,6 @@
 # testsuite/run/common.sh: sourced by run-tier and oracle.sh. Reads the
-# options of a case and builds the guest job that runs its module.
+# options of a case and builds the guest job that runs its module; the
+# kernel to build for and boot comes from ../kernel.sh (TAPIR_KERNEL).
 #
 # A case is NAME.stp with optional NAME.opts (shell words) and NAME.args
 # (the script's $1 @1 ...). The words of NAME.opts are sorted into:
@@ -9,6 +10,8 @@
 #   -G var=val goes to both: to the translator (TOPTS, as stap and tapir
 #       accept it) and as var=val after the module on the loader's
 #       command line (LVARS), which is how stap hands it on to staprun.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../kernel.sh"
 
 words() {	# words FILE: the shell words in FILE into the array W
 	W=()

@@ -14,7 +14,9 @@
 #
 # env: ORACLE_DIR    work folder (default /tmp/tapir-oracle): the patched
 #                    runtime copy, the kbuild tree, the modules, the results
-#      STAP_RELEASE  the guest kernel (default 6.1.0-57-cloud-amd64)
+#      STAP_RELEASE  the guest kernel (default: the reference release, the
+#                    first of tools/kernels: stap 4.8 does not build on
+#                    some others, e.g. 6.12)
 #      TAPIR_VM      the qemu runner (default ../../tools/tapir-vm)
 #      JOBS          stap builds at a time (default 2)
 #      BATCH         jobs per guest boot (default 40)
@@ -61,7 +63,7 @@ if [ -n "${RUN_TIER_CASES:-}" ]; then	# --cases=DIR, for the builds
 fi
 
 ORACLE_DIR=${ORACLE_DIR:-/tmp/tapir-oracle}
-STAP_RELEASE=${STAP_RELEASE:-6.1.0-57-cloud-amd64}
+STAP_RELEASE=${STAP_RELEASE:-$KERNEL_REFERENCE}
 TAPIR_VM=${TAPIR_VM:-$here/../../tools/tapir-vm}
 JOBS=${JOBS:-2}
 BATCH=${BATCH:-40}
@@ -206,7 +208,7 @@ while [ $i -lt ${#built[@]} ]; do
 	R=$O/results.$i
 	rm -rf "$R"
 	b0=$(date +%s)
-	"$TAPIR_VM" --timeout "$VM_TIMEOUT" --results "$R" "${vmfiles[@]}" "${files[@]}" "${jobs[@]}" \
+	"$TAPIR_VM" -r "$STAP_RELEASE" --timeout "$VM_TIMEOUT" --results "$R" "${vmfiles[@]}" "${files[@]}" "${jobs[@]}" \
 		>"$O/vm.out" 2>"$O/vm.err"
 	b1=$(date +%s)
 	echo "batch of ${#batch[@]}: guest run $((b1 - b0)) s"

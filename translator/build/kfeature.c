@@ -396,7 +396,7 @@ static char **make_argv(const struct kbuild_run *r)
 {
 	static const char *modules[] = { "modules", NULL };
 	const char **goals = r->goals ? r->goals : modules;
-	size_t n = 8, i = 0, k;
+	size_t n = 9, i = 0, k;
 	char **av;
 
 	for (k = 0; r->make_vars && r->make_vars[k]; k++)
@@ -408,6 +408,14 @@ static char **make_argv(const struct kbuild_run *r)
 	av[i++] = xasprintf("-C%s", r->build_dir);
 	av[i++] = xasprintf("M=%s", r->dir);
 	av[i++] = xasprintf("-j%ld", r->jobs > 0 ? (long)r->jobs : online_cpus());
+	/*
+	 * No BTF for the module: in a tree that holds a vmlinux (a
+	 * self-built kernel, or headers with the -dbg vmlinux linked in)
+	 * kbuild would run pahole and tools/bpf/resolve_btfids on it, which
+	 * a headers package does not ship. Nothing reads a probe module's
+	 * BTF; -B can still set the variable back.
+	 */
+	av[i++] = xstrdup("CONFIG_DEBUG_INFO_BTF_MODULES=");
 	if (r->keep_going)
 		av[i++] = xstrdup("-k");
 	if (r->verbose >= 2)

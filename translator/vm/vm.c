@@ -204,6 +204,25 @@ char *vm_kernel_headers(const char *release)
 	return found;
 }
 
+char *vm_release_kernel(const char *release, char **why)
+{
+	char *path;
+
+	*why = NULL;
+	if (!*release || strchr(release, '/')) {
+		*why = xasprintf("'%s' is not a kernel release", release);
+		return NULL;
+	}
+	path = xasprintf("/boot/vmlinuz-%s", release);
+	if (path && !is_file(path)) {
+		*why = xasprintf("no kernel image for %s (%s): install "
+				 "linux-image-%s", release, path, release);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 char *vm_default_kernel(void)
 {
 	const char *env = getenv("TAPIR_VM_KERNEL");
@@ -380,7 +399,7 @@ const char *vm_unavailable(void)
 	k = vm_default_kernel();
 	if (!k)
 		return "no /boot/vmlinuz-* with installed headers "
-		       "(install linux-image-cloud-amd64 and linux-headers-cloud-amd64)";
+		       "(install linux-image-RELEASE and linux-headers-RELEASE)";
 	if (access(k, R_OK) < 0) {
 		snprintf(why, sizeof(why), "cannot read kernel %s: %s", k,
 			 strerror(errno));
@@ -1209,7 +1228,7 @@ static int prepare_tools(struct run *r, char **err)
 	if (!res->kernel) {
 		*err = xasprintf("no kernel to boot: no /boot/vmlinuz-* has its "
 				 "headers installed (give one, or install "
-				 "linux-image-cloud-amd64 and linux-headers-cloud-amd64)");
+				 "linux-image-RELEASE and linux-headers-RELEASE)");
 		return -1;
 	}
 	if (vm_kernel_release(res->kernel, r->release, sizeof(r->release)) < 0) {

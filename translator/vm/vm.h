@@ -121,6 +121,13 @@ int vm_dmesg_line_bad(const char *line, size_t len);
  */
 char *vm_default_kernel(void);
 
+/*
+ * The image that boots RELEASE, for a module built against it:
+ * /boot/vmlinuz-RELEASE (malloc'd). NULL when it is not installed, with
+ * *why (malloc'd) saying so and naming the Debian package to install.
+ */
+char *vm_release_kernel(const char *release, char **why);
+
 /* The release of a bzImage ("6.1.0-57-cloud-amd64"), from its header. */
 int vm_kernel_release(const char *vmlinuz, char *buf, size_t size);
 
