@@ -62,6 +62,10 @@ static void unit_free(struct dwarf_unit *u)
 	free(u->syms);
 	free(u->covered);
 	free(u->blacklist);
+	/* a program's .eh_frame CFI is ours (dwarf_getcfi_elf); the others
+	 * belong to their Dwarf or Dwfl */
+	if (u->user && u->cfi && !u->dwfl)
+		dwarf_cfi_end(u->cfi);
 	if (u->dwfl) {
 		dwfl_end(u->dwfl);
 	} else {
