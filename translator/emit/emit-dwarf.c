@@ -806,10 +806,12 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 	memset(&g, 0, sizeof(g));
 	g.em = em;
 	g.b = b;
-	g.load = b->probe->process ? "tp_dw_uload" : "tp_dw_load";
-	/* a tracepoint's arguments: the handler's (emit-trace.c) */
-	g.regs = b->probe->tracepoint ? "((struct pt_regs *)c->data)" :
-		 "c->regs";
+	/* a function's @cast reads kernel memory; a process probe's reads
+	 * user memory, a tracepoint's arguments are its handler's
+	 * (emit-trace.c) */
+	g.load = b->probe && b->probe->process ? "tp_dw_uload" : "tp_dw_load";
+	g.regs = b->probe && b->probe->tracepoint ?
+		 "((struct pt_regs *)c->data)" : "c->regs";
 	g.near = access_near(em, x);
 	g.loc = &x->loc;
 	g.text = a->text;

@@ -159,7 +159,7 @@ int eval_keys(struct body *b, struct expr *args, struct val *keys,
 		}
 		for (int i = 0; i < n; i++)
 			keys[i] = protect(b, keys[i], a);
-		if (last_in_place && !a->next && a->kind == E_CALL)
+		if (last_in_place && !a->next && a->kind == E_CALL && a->ref)
 			keys[n] = emit_call(b, a, true);
 		else
 			keys[n] = emit_expr(b, a);
