@@ -27,6 +27,7 @@
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -81,6 +82,7 @@ struct ufunc {
 	uint64_t die, cu_die;		/* DWARF: the subprogram, its CU */
 	const char *cu;
 	bool optimized;
+	bool alias;			/* another name of an earlier entry */
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -274,18 +276,30 @@ static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
 	}
 }
 
-/* Symbols at an address DWARF describes, and repeated names, go. */
+/* Symbols at an address DWARF describes, and repeated names, go. A
+ * symbol-table name of an address another symbol names already (glibc's
+ * pthread_mutex_init beside __pthread_mutex_init) stays as an alias: a
+ * probe may name it, a wildcard does not probe the address twice. */
 static void dedup(struct uprog *u)
 {
-	size_t k = 0;
+	size_t k = 0, first = 0;
 
 	qsort(u->fns, u->nfns, sizeof(*u->fns), by_entry);
 	for (size_t i = 0; i < u->nfns; i++) {
-		const struct ufunc *f = &u->fns[i];
+		struct ufunc f = u->fns[i];
+		bool dup = false;
 
-		if (k && !f->decl_file && u->fns[k - 1].entry == f->entry)
-			continue;
-		u->fns[k++] = *f;
+		if (k && u->fns[first].entry != f.entry)
+			first = k;
+		else if (k && !f.decl_file) {
+			for (size_t j = first; j < k; j++)
+				dup |= u->fns[j].decl_file != NULL ||
+				       strcmp(u->fns[j].name, f.name) == 0;
+			if (dup)
+				continue;
+			f.alias = true;
+		}
+		u->fns[k++] = f;
 	}
 	u->nfns = k;
 }
@@ -558,7 +572,7 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		struct dprobe *p;
 		uint64_t off;
 
-		if (wild(fpat) ? fnmatch(fpat, f->name, 0) != 0 :
+		if (wild(fpat) ? f->alias || fnmatch(fpat, f->name, 0) != 0 :
 				 strcmp(fpat, f->name) != 0)
 			continue;
 		if (filepat && (!f->decl_file ||
@@ -700,6 +714,60 @@ static int marks(struct elab *e, const struct probe_point *pp,
 	return count;
 }
 
+static int resolve_path(struct elab *e, const struct probe_point *pp,
+			int pattern, const struct dprobe *tmpl,
+			const char *path)
+{
+	if (pattern >= 17)
+		return marks(e, pp, tmpl, path, pattern == 18);
+	if (pattern >= 3)
+		return statement(e, pp, tmpl, path);
+	return functions(e, pp, tmpl, path, pattern == 2);
+}
+
+/* process("/usr/lib/libc.so*"): every file the pattern names, as stap
+ * expands it; a file where nothing matches is skipped quietly, and only
+ * a pattern that matches nowhere is an error. */
+static int resolve_glob(struct elab *e, const struct probe_point *pp,
+			int pattern, const struct dprobe *tmpl)
+{
+	struct session *s = e->s;
+	const struct expr *a = pp->comps->arg;
+	const char **seen;
+	int total = 0, files = 0, errors = s->errors;
+	glob_t g;
+
+	if (glob(a->str, 0, NULL, &g) != 0) {
+		elab_error(e, &a->loc, "cannot find executable '%s'", a->str);
+		return -1;
+	}
+	seen = arena_alloc(&s->arena, sizeof(*seen) * (g.gl_pathc + 1));
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = find_program(s, g.gl_pathv[i]);
+		bool dup = false;
+		int n;
+
+		for (int j = 0; path && j < files; j++)
+			dup |= strcmp(seen[j], path) == 0;
+		if (!path || dup)
+			continue;
+		seen[files++] = path;
+		s->quiet++;
+		n = resolve_path(e, pp, pattern, tmpl, path);
+		s->quiet--;
+		s->errors = errors;
+		if (n > 0)
+			total += n;
+	}
+	globfree(&g);
+	if (!total) {
+		elab_error(e, &a->loc, "no match in any of the %d file%s that "
+			   "'%s' names", files, files == 1 ? "" : "s", a->str);
+		return -1;
+	}
+	return total;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
@@ -727,17 +795,15 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			p->pid = a->num;
 		return n;
 	}
+	if (wild(pp->comps->arg->str))
+		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
 		elab_error(e, &pp->comps->arg->loc, "cannot find executable "
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
-	if (pattern >= 17)
-		return marks(e, pp, tmpl, path, pattern == 18);
-	if (pattern >= 3)
-		return statement(e, pp, tmpl, path);
-	return functions(e, pp, tmpl, path, pattern == 2);
+	return resolve_path(e, pp, pattern, tmpl, path);
 }
 
 /* ---- a mark's arguments ---- */
