@@ -156,6 +156,49 @@ const char *dwt_name(struct session *s, Dwarf_Die *type)
 	return arena_strdup(&s->arena, buf);
 }
 
+static bool type_in_cu(Dwarf_Die *cu, int tag, const char *bare,
+		       Dwarf_Die *out);
+
+/* A struct, union or enum this CU only declares ("struct files_struct;"
+ * in sched.h's users) is defined in some other CU of the same file:
+ * the first definition of that name stands for it, as in stap. The
+ * answers are kept, for a declaration is met at every access. */
+static bool complete_type(Dwarf_Die *decl, Dwarf_Die *out)
+{
+	enum { NSEEN = 64 };
+	static struct { Dwarf *dw; Dwarf_Off decl, def; } seen[NSEEN];
+	static unsigned next;
+	unsigned slot = next;
+	Dwarf *dw = dwarf_cu_getdwarf(decl->cu);
+	Dwarf_Off off = 0, nextcu, here = dwarf_dieoffset(decl);
+	const char *name = dwarf_diename(decl);
+	size_t hsize;
+
+	if (!dw || !name)
+		return false;
+	/* (a Dwarf freed and another at its address: the names differ) */
+	for (unsigned i = 0; i < NSEEN; i++)
+		if (seen[i].dw == dw && seen[i].decl == here && seen[i].def &&
+		    dwarf_offdie(dw, seen[i].def, out) &&
+		    dwarf_diename(out) && strcmp(dwarf_diename(out), name) == 0)
+			return true;
+	next = (next + 1) % NSEEN;
+	seen[slot].dw = dw;
+	seen[slot].decl = here;
+	seen[slot].def = 0;
+	while (dwarf_nextcu(dw, off, &nextcu, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    type_in_cu(&cu, dwarf_tag(decl), name, out)) {
+			seen[slot].def = dwarf_dieoffset(out);
+			return true;
+		}
+		off = nextcu;
+	}
+	return false;
+}
+
 bool dwt_peel(Dwarf_Die *type, Dwarf_Die *out)
 {
 	Dwarf_Die d = *type;
@@ -165,6 +208,12 @@ bool dwt_peel(Dwarf_Die *type, Dwarf_Die *out)
 
 		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
 		    tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type) {
+			if ((tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_union_type ||
+			     tag == DW_TAG_enumeration_type) &&
+			    dwarf_hasattr(&d, DW_AT_declaration) &&
+			    complete_type(&d, out))
+				return true;
 			*out = d;
 			return true;
 		}
