@@ -453,11 +453,15 @@ static struct expr *ctxvar(struct vctx *v, struct expr *x)
 		}
 	}
 	if (strcmp(x->str, "return") == 0) {
-		Dwarf_Die fn, type;
+		Dwarf_Die fn, type, peeled;
 
 		fmt_open(&m);
+		/* nothing for void, nor for a struct returned by value
+		 * (as stap 4.8 prints that) */
 		if (dwarf_offdie(v->u->dw, v->site->die, &fn) &&
-		    die_type(&fn, &type)) {
+		    die_type(&fn, &type) && (x->pretty ||
+		    !dwt_peel(&type, &peeled) ||
+		    !is_aggregate(dwarf_tag(&peeled)))) {
 			struct expr t = *x;
 
 			t.kind = E_TARGET;
@@ -888,12 +892,13 @@ static void walk_stmt(struct vctx *v, struct stmt *st, bool folding)
 
 /* The @cast and @var accesses of a script function: they need no probe
  * point (a function's $vars, which are its caller's, are not resolved
- * here). */
+ * here; @defined() of one is 0, of a @cast decided as in a probe). */
 void dwarf_resolve_function(struct elab *e, struct stmt *body)
 {
 	struct vctx v;
 
 	ctx_init(&v, e, NULL);
+	fold_stmts(&v, body);
 	walk_stmts(&v, body, false);
 	free(v.scopes);
 }
