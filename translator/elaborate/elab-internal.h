@@ -43,6 +43,8 @@ struct elab {
 	struct strmap globals;		/* name -> struct symbol */
 	struct function **work;		/* functions to resolve */
 	int nwork, capwork;
+	const struct decl **pending;	/* probes of tapsets loaded since */
+	int npending, cappending;
 
 	/* the body being resolved */
 	struct function *fn;

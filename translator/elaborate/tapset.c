@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "elab-internal.h"
+#include "xalloc.h"
 #include "debuginfo/kconfig.h"
 #include "parse/parse.h"
 
@@ -189,6 +190,17 @@ void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f)
 			g->next = e->prog->globals;
 			e->prog->globals = g;
 			strmap_add(&s->arena, &e->globals, g->name, g);
+		} else if (d->kind == D_PROBE && f) {
+			/* a tapset's own probe comes with the tapset, as in
+			 * stap (argv's init); expanded once the script's are */
+			if (e->npending == e->cappending) {
+				e->cappending = e->cappending ?
+						e->cappending * 2 : 8;
+				e->pending = xrealloc(e->pending,
+					(size_t)e->cappending *
+					sizeof(*e->pending));
+			}
+			e->pending[e->npending++] = d;
 		} else if (d->kind == D_ALIAS && !f) {
 			/* the library's aliases were indexed with their files */
 			add_alias(s, e->idx, d, NULL);
