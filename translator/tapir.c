@@ -145,6 +145,8 @@ static void usage(FILE *out)
 	      "  -B NAME=VAL    pass NAME=VAL to kbuild's make\n"
 	      "  -m NAME        name the module NAME (with -p4: write NAME.ko here)\n"
 	      "  -k             keep the build folder\n"
+	      "  --all-modules  accepted for stap: every loaded module's symbols\n"
+	      "                 are always there (kallsyms)\n"
 	      "  --disable-cache  neither use nor fill the module cache\n"
 	      "  --clean-cache  empty the module cache\n"
 	      "  --vm           run in a qemu guest booting an installed kernel\n"
@@ -165,7 +167,8 @@ int main(int argc, char **argv)
 {
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
 	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
-	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE };
+	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
+	       OPT_ALL_MODULES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -173,6 +176,7 @@ int main(int argc, char **argv)
 		{ "dump-probe-types", no_argument, NULL, OPT_DUMP_TYPES },
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "vm", no_argument, NULL, OPT_VM },
@@ -247,6 +251,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SKIP_BADVARS:
 			s->skip_badvars = true;
+			break;
+		case OPT_ALL_MODULES:
+			/* stap's option to carry every module's symbols: the
+			 * runtime symbolizes through the kernel's kallsyms,
+			 * which holds every loaded module's already. */
 			break;
 		case 'c':
 			ro.cmd = optarg;
