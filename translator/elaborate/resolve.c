@@ -986,8 +986,22 @@ struct program *elaborate(struct session *s, struct script *user)
 				f->used = true;
 				push_work(&e, f);
 			}
-	for (int i = 0; i < e.nwork; i++)
-		resolve_function(&e, e.work[i]);
+	for (int i = 0;;) {
+		struct dprobe *last = prog->probes;
+
+		for (; i < e.nwork; i++)
+			resolve_function(&e, e.work[i]);
+		/* the probes of the tapset files loaded so far, which may
+		 * load more files */
+		while (last && last->next)
+			last = last->next;
+		if (!tapset_add_probes(&e))
+			break;
+		entry_split_probes(&e);
+		for (struct dprobe *p = last ? last->next : prog->probes; p;
+		     p = p->next)
+			resolve_probe(&e, p);
+	}
 	check_calls_in_foreach(&e);
 	/* the call graph served its purpose */
 	for (struct function *f = prog->functions; f; f = f->next) {

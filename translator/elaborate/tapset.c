@@ -219,3 +219,23 @@ void tapset_load(struct elab *e, struct tapset_file *f)
 		fprintf(e->s->err, "tapir: loading tapset %s\n", f->src->name);
 	elab_add_script(e, f->script, f);
 }
+
+/* A loaded file's own probes (not its aliases) join the program, as in
+ * stap: json.stp's procfs file metadata.json comes with its functions.
+ * Returns whether any was added. */
+bool tapset_add_probes(struct elab *e)
+{
+	bool any = false;
+
+	for (struct tapset_file *f = e->idx->files; f; f = f->next) {
+		if (!f->loaded || f->probes_added)
+			continue;
+		f->probes_added = true;
+		for (const struct decl *d = f->script->decls; d; d = d->next)
+			if (d->kind == D_PROBE) {
+				probes_expand(e, d);
+				any = true;
+			}
+	}
+	return any;
+}
