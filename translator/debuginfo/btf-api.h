@@ -35,6 +35,8 @@ struct btf_ref {
 	struct session *s;
 	void (*err)(void *arg, const struct loc *l, const char *msg);
 	void *arg;
+	bool cast_base;		/* the type is a @cast's: '[i]' first steps by
+				 * its size (&@cast(0, "T")[1] is sizeof T) */
 };
 
 /* The access a (base set by the caller: an OBJECT of BTF type 'type')

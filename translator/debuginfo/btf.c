@@ -420,6 +420,7 @@ struct bbuild {
 	const struct btf_member *member;	/* the last member stepped into */
 	uint32_t member_bitoff;		/* its bit offset in its struct */
 	bool bitfield;
+	bool cast_base;			/* still at a @cast's object */
 };
 
 static bool push(struct btf_ref *r, struct bbuild *b, enum dwarf_step_kind k,
@@ -552,7 +553,9 @@ static bool step_index(struct btf_ref *r, struct btf *btf, struct bbuild *b,
 	int64_t size;
 	const char *tn;
 
-	if (t && btf_is_ptr(t)) {
+	if (b->cast_base) {
+		elem = b->type;		/* @cast(p, "T")[i]: as if p were T * */
+	} else if (t && btf_is_ptr(t)) {
 		elem = t->type;
 		if (!push(r, b, DWARF_STEP_DEREF, 0, NULL, 0, &c->loc))
 			return false;
@@ -659,9 +662,12 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 		return NULL;
 	b = xcalloc(1, sizeof(*b));
 	b->type = type;
-	for (; ok && chain; chain = chain->next)
+	b->cast_base = r->cast_base;
+	for (; ok && chain; chain = chain->next) {
 		ok = chain->field ? step_field(r, btf, b, chain) :
 				    step_index(r, btf, b, chain);
+		b->cast_base = false;
+	}
 	if (ok)
 		ok = finish(r, btf, b, a, addr, l);
 	if (ok) {

@@ -743,6 +743,7 @@ struct builder {
 	Dwarf_Die type;		/* of the current value */
 	Dwarf_Die member;	/* the last member stepped into */
 	bool have_member;
+	bool cast_base;		/* still at a @cast's object: '[i]' steps */
 };
 
 static bool push_step(struct vctx *v, struct builder *b,
@@ -885,9 +886,16 @@ static bool step_index(struct vctx *v, struct builder *b,
 	int64_t size;
 	const char *tn;
 
-	if (!dwt_peel(&b->type, &t))
+	if (b->cast_base) {
+		/* @cast(p, "T")[i] is the i-th T from p, as if p were a T *
+		 * (stap's sizeof idiom: &@cast(0, "T")[1]) */
+		if ((size = dwt_size(&b->type)) <= 0)
+			goto invalid;
+		stride = (uint64_t)size;
+		elem = b->type;
+	} else if (!dwt_peel(&b->type, &t)) {
 		goto invalid;
-	if (dwarf_tag(&t) == DW_TAG_pointer_type) {
+	} else if (dwarf_tag(&t) == DW_TAG_pointer_type) {
 		if (!die_type(&t, &elem) || (size = dwt_size(&elem)) <= 0)
 			goto invalid;
 		stride = (uint64_t)size;
@@ -1050,19 +1058,23 @@ char *chain_text(const char *head, const struct chain *c)
 	return buf;
 }
 
-/* Walk chain c from a value of type 'type' (an OBJECT if object). */
-static struct dwarf_access *build(struct vctx *v, struct dwarf_access *a,
-				  Dwarf_Die *type, bool object,
-				  const struct chain *c, bool addr,
-				  const struct loc *l)
+/* Walk chain c from a value of type 'type' (an OBJECT if object; a
+ * @cast's object if cast_base). */
+static struct dwarf_access *build_chain(struct vctx *v, struct dwarf_access *a,
+					Dwarf_Die *type, bool object,
+					bool cast_base, const struct chain *c,
+					bool addr, const struct loc *l)
 {
 	struct builder *b = xcalloc(1, sizeof(*b));
 	bool ok = true;
 
 	b->type = *type;
 	b->object = object;
-	for (; ok && c; c = c->next)
+	b->cast_base = cast_base;
+	for (; ok && c; c = c->next) {
 		ok = c->field ? step_field(v, b, c) : step_index(v, b, c);
+		b->cast_base = false;
+	}
 	if (ok)
 		ok = finish(v, b, a, addr, l);
 	if (ok) {
@@ -1075,6 +1087,14 @@ static struct dwarf_access *build(struct vctx *v, struct dwarf_access *a,
 	}
 	free(b);
 	return ok ? a : NULL;
+}
+
+static struct dwarf_access *build(struct vctx *v, struct dwarf_access *a,
+				  Dwarf_Die *type, bool object,
+				  const struct chain *c, bool addr,
+				  const struct loc *l)
+{
+	return build_chain(v, a, type, object, false, c, addr, l);
 }
 
 /* Where locations are read: the probe's, or the function entry's for
@@ -1385,7 +1405,8 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 	a->cast = x->a;
 	u = dwarf_unit_for(v->s, mod);
 	if (!u && !mod && btf_available(v->s)) {
-		struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+		struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v,
+				     .cast_base = true };
 		uint32_t id;
 
 		if (!btf_find_type(v->s, x->str, &id)) {
@@ -1406,7 +1427,8 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 		     x->str, mod ? mod : "kernel");
 		return NULL;
 	}
-	return build(v, a, &type, true, x->chain, x->addr, &x->loc);
+	return build_chain(v, a, &type, true, true, x->chain, x->addr,
+			   &x->loc);
 }
 
 /* Does file (a glob, or the last components of a path) name path? */

@@ -9,6 +9,7 @@ struct tapset_file {
 	const struct srcfile *src;
 	struct script *script;
 	bool loaded;			/* its definitions are in the program */
+	bool probes_added;		/* and its own probes */
 	struct tapset_file *next;
 };
 
@@ -43,8 +44,6 @@ struct elab {
 	struct strmap globals;		/* name -> struct symbol */
 	struct function **work;		/* functions to resolve */
 	int nwork, capwork;
-	const struct decl **pending;	/* probes of tapsets loaded since */
-	int npending, cappending;
 
 	/* the body being resolved */
 	struct function *fn;
@@ -72,6 +71,7 @@ struct elab {
 struct tapset_index *tapset_index_build(struct session *s);
 void tapset_load(struct elab *e, struct tapset_file *f);
 void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f);
+bool tapset_add_probes(struct elab *e);
 
 /* probes.c */
 void probes_expand(struct elab *e, const struct decl *d);

@@ -958,28 +958,6 @@ static void check_duplicates(struct elab *e)
 			}
 }
 
-/* Every probe body and every function it reaches; the probes of a
- * tapset file that this pulls in come after, with what they reach. */
-static void resolve_all(struct elab *e)
-{
-	struct dprobe *p = e->prog->probes, *last = NULL;
-	int i = 0, done = 0;
-
-	for (;;) {
-		for (; p; last = p, p = p->next)
-			resolve_probe(e, p);
-		for (; i < e->nwork; i++)
-			resolve_function(e, e->work[i]);
-		if (done == e->npending)
-			break;
-		while (done < e->npending)
-			probes_expand(e, e->pending[done++]);
-		p = last ? last->next : e->prog->probes;
-	}
-	free(e->pending);
-	e->pending = NULL;
-}
-
 struct program *elaborate(struct session *s, struct script *user)
 {
 	struct elab e;
@@ -999,6 +977,8 @@ struct program *elaborate(struct session *s, struct script *user)
 		if (d->kind == D_PROBE)
 			probes_expand(&e, d);
 	entry_split_probes(&e);
+	for (struct dprobe *p = prog->probes; p; p = p->next)
+		resolve_probe(&e, p);
 	/* -u keeps (so checks) every function of the script */
 	if (s->keep_unused)
 		for (struct function *f = prog->functions; f; f = f->next)
@@ -1006,7 +986,22 @@ struct program *elaborate(struct session *s, struct script *user)
 				f->used = true;
 				push_work(&e, f);
 			}
-	resolve_all(&e);
+	for (int i = 0;;) {
+		struct dprobe *last = prog->probes;
+
+		for (; i < e.nwork; i++)
+			resolve_function(&e, e.work[i]);
+		/* the probes of the tapset files loaded so far, which may
+		 * load more files */
+		while (last && last->next)
+			last = last->next;
+		if (!tapset_add_probes(&e))
+			break;
+		entry_split_probes(&e);
+		for (struct dprobe *p = last ? last->next : prog->probes; p;
+		     p = p->next)
+			resolve_probe(&e, p);
+	}
 	check_calls_in_foreach(&e);
 	/* the call graph served its purpose */
 	for (struct function *f = prog->functions; f; f = f->next) {

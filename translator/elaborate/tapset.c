@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "elab-internal.h"
-#include "xalloc.h"
 #include "debuginfo/kconfig.h"
 #include "parse/parse.h"
 
@@ -190,17 +189,6 @@ void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f)
 			g->next = e->prog->globals;
 			e->prog->globals = g;
 			strmap_add(&s->arena, &e->globals, g->name, g);
-		} else if (d->kind == D_PROBE && f) {
-			/* a tapset's own probe comes with the tapset, as in
-			 * stap (argv's init); expanded once the script's are */
-			if (e->npending == e->cappending) {
-				e->cappending = e->cappending ?
-						e->cappending * 2 : 8;
-				e->pending = xrealloc(e->pending,
-					(size_t)e->cappending *
-					sizeof(*e->pending));
-			}
-			e->pending[e->npending++] = d;
 		} else if (d->kind == D_ALIAS && !f) {
 			/* the library's aliases were indexed with their files */
 			add_alias(s, e->idx, d, NULL);
@@ -230,4 +218,24 @@ void tapset_load(struct elab *e, struct tapset_file *f)
 	if (e->s->verbose > 1)
 		fprintf(e->s->err, "tapir: loading tapset %s\n", f->src->name);
 	elab_add_script(e, f->script, f);
+}
+
+/* A loaded file's own probes (not its aliases) join the program, as in
+ * stap: json.stp's procfs file metadata.json comes with its functions.
+ * Returns whether any was added. */
+bool tapset_add_probes(struct elab *e)
+{
+	bool any = false;
+
+	for (struct tapset_file *f = e->idx->files; f; f = f->next) {
+		if (!f->loaded || f->probes_added)
+			continue;
+		f->probes_added = true;
+		for (const struct decl *d = f->script->decls; d; d = d->next)
+			if (d->kind == D_PROBE) {
+				probes_expand(e, d);
+				any = true;
+			}
+	}
+	return any;
 }
