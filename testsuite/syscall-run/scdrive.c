@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc
+ *	scdrive files errors proc mem time net sig misc more trace
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -11,6 +11,17 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/fanotify.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -47,6 +58,16 @@
 #define A_ARGV   (AREA + 0xb00)	/* argv for execve */
 #define A_INT    (AREA + 0xc00)	/* int results */
 #define A_LONG   (AREA + 0x3000)	/* a 64-byte-long buffer */
+#define A_NAMES  (AREA + 0x3100)	/* more names: see setup() */
+#define A_FSTYPE (A_NAMES + 0x00)	/* "tmpfs" */
+#define A_OPTS   (A_NAMES + 0x20)	/* "size=1m,mode=0755" */
+#define A_KTYPE  (A_NAMES + 0x40)	/* "no-such-type" */
+#define A_KDESC  (A_NAMES + 0x60)	/* "tapir:key" */
+#define A_MOD    (A_NAMES + 0x80)	/* "no_such_module" */
+#define A_HOST   (A_NAMES + 0xa0)	/* "tapir-guest" */
+#define A_MEMFD  (A_NAMES + 0xc0)	/* "sc-memfd" */
+#define A_KUSER  (A_NAMES + 0xe0)	/* "user" */
+#define A_MORE   (AREA + 0x4000)	/* structs of more(), zeroed */
 
 static long sc(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -305,6 +326,112 @@ static void misc(void)
 	SC6(SYS_futex, A_STRUCT + 0x200, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
+/* the calls of the newer aliases: aio, modules, the *at calls, splice,
+ * notification descriptors, mounts, namespaces, keys, scheduling, memory
+ * locking, timers; most fail with a known errno */
+static void more(void)
+{
+	struct timespec *ts = (struct timespec *)A_MORE;
+	long fd, fd2;
+
+	SC2(SYS_io_setup, 4, A_MORE + 0x100);
+	SC3(SYS_io_submit, 0, 1, A_MORE + 0x108);		/* EINVAL */
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = 5000;
+	SC5(SYS_io_getevents, 0, 1, 2, A_BUF, A_MORE);	/* EINVAL */
+	SC3(SYS_io_cancel, 0, A_MORE + 0x108, A_BUF);	/* EINVAL */
+	SC1(SYS_io_destroy, 0);				/* EINVAL */
+	SC2(SYS_delete_module, A_MOD, O_NONBLOCK);	/* ENOENT */
+	SC3(SYS_finit_module, 99, A_PATH, 3);		/* EBADF */
+	SC3(SYS_init_module, A_DATA, 0, A_PATH2);	/* ENOEXEC */
+	SC4(SYS_faccessat2, AT_FDCWD, A_NOENT, R_OK | W_OK, 0x200);	/* ENOENT */
+	SC1(SYS_unlink, A_PATH);
+	SC4(SYS_mknodat, AT_FDCWD, A_PATH, S_IFIFO | 0644, 0);
+	SC3(SYS_mknod, A_NOENT, S_IFCHR | 0600, 0x103);	/* ENOENT */
+	SC5(SYS_renameat2, AT_FDCWD, A_PATH, AT_FDCWD, A_PATH2, 1);	/* RENAME_NOREPLACE */
+	ts[1].tv_sec = 0;
+	ts[1].tv_nsec = UTIME_NOW;
+	ts[2].tv_sec = 1;
+	ts[2].tv_nsec = UTIME_OMIT;
+	SC4(SYS_utimensat, AT_FDCWD, A_PATH2, A_MORE + 16, AT_SYMLINK_NOFOLLOW);
+	SC3(SYS_futimesat, AT_FDCWD, A_PATH2, 0);
+	SC5(SYS_statx, AT_FDCWD, A_PATH2, AT_SYMLINK_NOFOLLOW, 0x7ff, A_MORE + 0x200);
+	SC1(SYS_unlink, A_PATH2);
+	SC5(SYS_execveat, AT_FDCWD, A_NOENT, A_ARGV, A_ARGV + 0x80, 0);	/* ENOENT */
+	SC4(SYS_sendfile, 99, 98, 0, 10);			/* EBADF */
+	SC6(SYS_splice, 99, 0, 98, 0, 10, 2 | 4);		/* EBADF */
+	SC4(SYS_tee, 99, 98, 10, 0);				/* EBADF */
+	SC4(SYS_vmsplice, 99, A_IOV, 1, 8);			/* EBADF */
+	SC6(SYS_copy_file_range, 99, 0, 98, 0, 10, 0);		/* EBADF */
+	fd = SC1(SYS_inotify_init1, IN_CLOEXEC);
+	SC3(SYS_inotify_add_watch, fd, A_TMP, IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	SC2(SYS_inotify_rm_watch, fd, 1);
+	SC2(SYS_inotify_rm_watch, fd, 7);			/* EINVAL */
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_eventfd2, 3, EFD_CLOEXEC | EFD_NONBLOCK);
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+	ts[4].tv_sec = 1;
+	ts[4].tv_nsec = 2000;
+	ts[5].tv_sec = 5;
+	ts[5].tv_nsec = 300;
+	SC4(SYS_timerfd_settime, fd, 0, A_MORE + 64, 0);
+	SC2(SYS_timerfd_gettime, fd, A_MORE + 0x300);
+	SC1(SYS_close, fd);
+	*(unsigned long *)(A_MORE + 0x80) = 1UL << (SIGUSR1 - 1);
+	fd = SC4(SYS_signalfd4, -1, A_MORE + 0x80, 8, SFD_NONBLOCK);
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY);
+	SC5(SYS_fanotify_mark, fd, FAN_MARK_ADD, FAN_OPEN | FAN_ACCESS, AT_FDCWD, A_TMP);
+	SC1(SYS_close, fd);
+	SC5(SYS_mount, A_TMP, A_NOENT, A_FSTYPE, MS_RDONLY | MS_NOSUID, A_OPTS);	/* ENOENT */
+	SC2(SYS_umount2, A_NOENT, MNT_DETACH);			/* ENOENT */
+	SC2(SYS_setns, 99, CLONE_NEWNET);			/* EBADF */
+	SC1(SYS_unshare, CLONE_NEWUTS);
+	SC2(SYS_sethostname, A_HOST, 11);
+	SC5(SYS_add_key, A_KTYPE, A_KDESC, A_DATA, 5, -2);	/* ENODEV */
+	SC4(SYS_request_key, A_KUSER, A_KDESC, 0, 0);		/* ENOKEY */
+	SC3(SYS_bpf, 99, 0, 0);					/* EINVAL */
+	SC5(SYS_perf_event_open, 0, 0, -1, -1, 8);		/* EFAULT */
+	SC3(SYS_getrandom, A_MORE + 0x400, 8, GRND_NONBLOCK | 4);	/* GRND_INSECURE */
+	fd2 = SC2(SYS_memfd_create, A_MEMFD, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	SC1(SYS_close, fd2);
+	SC3(SYS_sched_getaffinity, 0, 8, A_MORE + 0x500);
+	SC3(SYS_sched_setscheduler, 0, 99, A_MORE + 0x510);	/* EINVAL */
+	SC4(SYS_sched_getattr, 0, A_MORE + 0x600, 48, 0);
+	SC3(SYS_getcpu, 0, 0, 0);
+	SC2(SYS_mlock, AREA, 4096);
+	SC2(SYS_munlock, AREA, 4096);
+	SC3(SYS_mincore, AREA, 4096, A_MORE + 0x700);
+	SC3(SYS_madvise, AREA + 0x8000, 4096, MADV_DONTNEED);
+	SC3(SYS_msync, AREA, 4096, MS_SYNC | MS_INVALIDATE);
+	SC3(SYS_timer_create, CLOCK_MONOTONIC, 0, A_MORE + 0x710);
+	SC2(SYS_timer_gettime, 99, A_MORE + 0x720);		/* EINVAL */
+	SC1(SYS_timer_delete, 0);
+	SC2(SYS_clock_getres, CLOCK_MONOTONIC, A_MORE + 0x740);
+	SC2(SYS_getitimer, ITIMER_REAL, A_MORE + 0x760);
+	SC2(SYS_statfs, A_TMP, A_MORE + 0x800);
+	SC2(SYS_fstatfs, 99, A_MORE + 0x800);			/* EBADF */
+	SC2(SYS_rt_sigpending, A_MORE + 0x900, 8);
+}
+
+/* ptrace and keyctl requests, on a process and keys that do not exist */
+static void trace(void)
+{
+	SC4(SYS_ptrace, PTRACE_PEEKDATA, 99999, AREA, A_INT);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_CONT, 99999, 0, SIGUSR1);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_SETOPTIONS, 99999, 0,
+	    PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL);		/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_GETREGSET, 99999, 1, A_IOV);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_ARCH_PRCTL, 99999, A_INT, 0x1003); /* ESRCH */
+	SC4(SYS_ptrace, 0x7777, 99999, 0, 0);			/* ESRCH */
+	SC2(SYS_keyctl, KEYCTL_REVOKE, 12345);			/* ENOKEY */
+	SC3(SYS_keyctl, KEYCTL_SETPERM, 12345, 0x3f010000);	/* ENOKEY */
+	SC4(SYS_keyctl, KEYCTL_READ, -4, A_BUF, 16);		/* ENOKEY */
+	SC5(SYS_keyctl, KEYCTL_SEARCH, 12345, A_KUSER, A_KDESC, 0);	/* ENOKEY */
+	SC5(SYS_keyctl, 99, 1, 2, 3, 4);			/* EOPNOTSUPP */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -322,6 +449,14 @@ static void setup(void)
 	put(A_QUOTE, quote, sizeof(quote));
 	put(A_DATA, data, sizeof(data) - 1);
 	memset((void *)A_LONG, 'z', 64);
+	put(A_FSTYPE, "tmpfs", 6);
+	put(A_OPTS, "size=1m,mode=0755", 18);
+	put(A_KTYPE, "no-such-type", 13);
+	put(A_KDESC, "tapir:key", 10);
+	put(A_MOD, "no_such_module", 15);
+	put(A_HOST, "tapir-guest", 12);
+	put(A_MEMFD, "sc-memfd", 9);
+	put(A_KUSER, "user", 5);
 	argv[0] = (char *)A_NOENT;
 	argv[1] = (char *)A_PATH;
 	argv[2] = NULL;
@@ -337,7 +472,8 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "files", files }, { "errors", errors }, { "proc", proc },
 		{ "mem", mem }, { "time", times }, { "net", net },
-		{ "sig", sig }, { "misc", misc },
+		{ "sig", sig }, { "misc", misc }, { "more", more },
+		{ "trace", trace },
 	};
 
 	setup();
