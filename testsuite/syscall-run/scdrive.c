@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc more trace
+ *	scdrive files errors proc mem time net sig misc more trace more2
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -67,6 +67,8 @@
 #define A_HOST   (A_NAMES + 0xa0)	/* "tapir-guest" */
 #define A_MEMFD  (A_NAMES + 0xc0)	/* "sc-memfd" */
 #define A_KUSER  (A_NAMES + 0xe0)	/* "user" */
+#define A_MQ     (A_NAMES + 0x100)	/* "/tapir-mq" */
+#define A_XNAME  (A_NAMES + 0x120)	/* "user.tapir" */
 #define A_MORE   (AREA + 0x4000)	/* structs of more(), zeroed */
 
 static long sc(long n, long a, long b, long c, long d, long e, long f)
@@ -432,6 +434,78 @@ static void trace(void)
 	SC5(SYS_keyctl, 99, 1, 2, 3, 4);			/* EOPNOTSUPP */
 }
 
+/* extended attributes, more file I/O, clocks and timers, waits, I/O
+ * priorities, message queues */
+static void more2(void)
+{
+	struct iovec *iov = (struct iovec *)A_IOV;
+	struct timespec *ts = (struct timespec *)A_MORE;
+	long fd;
+
+	SC1(SYS_unlink, A_PATH);
+	fd = SC2(SYS_creat, A_PATH, 0644);
+	SC5(SYS_setxattr, A_PATH, A_XNAME, A_DATA, 5, 1);	/* XATTR_CREATE */
+	SC4(SYS_getxattr, A_PATH, A_XNAME, A_BUF, 16);
+	SC4(SYS_lgetxattr, A_NOENT, A_XNAME, A_BUF, 16);	/* ENOENT */
+	SC4(SYS_fgetxattr, fd, A_XNAME, A_BUF, 16);
+	SC3(SYS_listxattr, A_PATH, A_BUF, 64);
+	SC3(SYS_llistxattr, A_PATH, 0, 0);
+	SC3(SYS_flistxattr, 99, A_BUF, 64);			/* EBADF */
+	SC5(SYS_lsetxattr, A_PATH, A_XNAME, A_QUOTE, 10, 2);	/* XATTR_REPLACE */
+	SC5(SYS_fsetxattr, fd, A_XNAME, A_QUOTE, 4, 3);
+	SC2(SYS_removexattr, A_PATH, A_XNAME);
+	SC2(SYS_lremovexattr, A_PATH, A_XNAME);
+	SC2(SYS_fremovexattr, fd, A_XNAME);
+	SC4(SYS_fallocate, fd, 1, 0, 4096);			/* KEEP_SIZE */
+	SC4(SYS_fadvise64, fd, 0, 0, 4);			/* DONTNEED */
+	SC3(SYS_readahead, fd, 0, 4096);
+	SC4(SYS_sync_file_range, fd, 0, 0, 2);			/* WRITE */
+	iov[0].iov_base = (void *)A_DATA;
+	iov[0].iov_len = 5;
+	iov[1].iov_base = (void *)(A_DATA + 6);
+	iov[1].iov_len = 3;
+	SC5(SYS_pwritev, fd, A_IOV, 2, 16, 0);
+	SC5(SYS_preadv, fd, A_IOV, 2, 0, 0);			/* EBADF: write-only */
+	SC6(SYS_preadv2, fd, A_IOV, 1, 0, 0, 1);		/* RWF_HIPRI */
+	SC6(SYS_pwritev2, fd, A_IOV, 1, 0, 0, 0x10);		/* RWF_APPEND */
+	SC1(SYS_close, fd);
+	SC1(SYS_unlink, A_PATH);
+	SC2(SYS_utimes, A_NOENT, 0);				/* ENOENT */
+	ts[0].tv_sec = 7;
+	ts[0].tv_nsec = 0;
+	SC2(SYS_clock_settime, CLOCK_MONOTONIC, A_MORE);	/* EINVAL */
+	ts[1].tv_sec = 0;
+	ts[1].tv_nsec = 2000000;
+	SC2(SYS_settimeofday, A_MORE + 16, 0);			/* EINVAL */
+	ts[2].tv_sec = 1;
+	ts[2].tv_nsec = 500;
+	ts[3].tv_sec = 2;
+	ts[3].tv_nsec = 0;
+	SC3(SYS_setitimer, 99, A_MORE + 32, 0);			/* EINVAL */
+	SC4(SYS_timer_settime, 99, 0, A_MORE + 32, 0);		/* EINVAL */
+	SC1(SYS_sysinfo, A_MORE + 0x100);
+	ts[4].tv_sec = 0;
+	ts[4].tv_nsec = 1000;
+	SC5(SYS_ppoll, 0, 0, A_MORE + 64, 0, 8);
+	SC6(SYS_pselect6, 0, 0, 0, 0, A_MORE + 64, 0);
+	SC2(SYS_rt_sigsuspend, A_MORE + 0x200, 4);		/* EINVAL */
+	SC5(SYS_waitid, P_PID, 99999, A_MORE + 0x300, WEXITED | WNOHANG, 0);	/* ECHILD */
+	SC3(SYS_ioprio_set, 1, 0, 2 << 13 | 4);			/* BE, 4 */
+	SC2(SYS_ioprio_get, 1, 0);
+	fd = SC1(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	SC1(SYS_close, fd);
+	SC4(SYS_pkey_mprotect, AREA + 0x8000, 4096, PROT_READ | PROT_WRITE, -1);
+	SC4(SYS_migrate_pages, 0, 0, 0, 0);
+	fd = SC4(SYS_mq_open, A_MQ, O_CREAT | O_RDWR, 0600, 0);
+	SC5(SYS_mq_timedsend, fd, A_DATA, 5, 1, 0);
+	SC5(SYS_mq_timedreceive, fd, A_BUF, 16, A_INT, 0);	/* EMSGSIZE */
+	SC2(SYS_mq_notify, fd, 0);
+	SC3(SYS_mq_getsetattr, fd, 0, A_MORE + 0x400);
+	SC1(SYS_close, fd);
+	SC1(SYS_mq_unlink, A_MQ);
+	SC4(SYS_mq_open, A_MQ, O_RDONLY, 0, 0);			/* ENOENT */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -457,6 +531,8 @@ static void setup(void)
 	put(A_HOST, "tapir-guest", 12);
 	put(A_MEMFD, "sc-memfd", 9);
 	put(A_KUSER, "user", 5);
+	put(A_MQ, "/tapir-mq", 10);
+	put(A_XNAME, "user.tapir", 11);
 	argv[0] = (char *)A_NOENT;
 	argv[1] = (char *)A_PATH;
 	argv[2] = NULL;
@@ -473,7 +549,7 @@ int main(int argc, char **argv)
 		{ "files", files }, { "errors", errors }, { "proc", proc },
 		{ "mem", mem }, { "time", times }, { "net", net },
 		{ "sig", sig }, { "misc", misc }, { "more", more },
-		{ "trace", trace },
+		{ "trace", trace }, { "more2", more2 },
 	};
 
 	setup();
