@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc more trace more2
+ *	scdrive files errors proc mem time net sig misc more trace more2 more3
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -506,6 +506,20 @@ static void more2(void)
 	SC4(SYS_mq_open, A_MQ, O_RDONLY, 0, 0);			/* ENOENT */
 }
 
+/* NUMA policies, page moves, protection keys, seccomp and reboot, the
+ * last two refused */
+static void more3(void)
+{
+	SC5(SYS_get_mempolicy, A_INT, 0, 0, 0, 0);
+	SC3(SYS_set_mempolicy, 0, 0, 0);			/* MPOL_DEFAULT */
+	SC6(SYS_mbind, AREA + 0x8000, 4096, 2 | 1 << 15, 0, 0, 0);	/* EINVAL */
+	SC6(SYS_move_pages, 0, 0, 0, 0, 0, 0);
+	SC5(SYS_remap_file_pages, AREA, 4096, 0, 0, 0);		/* EINVAL */
+	SC2(SYS_pkey_alloc, 0, 2);				/* PKEY_DISABLE_WRITE */
+	SC3(SYS_seccomp, 99, 0, 0);				/* EINVAL */
+	SC4(SYS_reboot, 0xfee1dead, 1, 0xcdef0123, 0);		/* EINVAL: magic2 */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -550,6 +564,7 @@ int main(int argc, char **argv)
 		{ "mem", mem }, { "time", times }, { "net", net },
 		{ "sig", sig }, { "misc", misc }, { "more", more },
 		{ "trace", trace }, { "more2", more2 },
+		{ "more3", more3 },
 	};
 
 	setup();
