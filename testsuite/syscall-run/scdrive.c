@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc more trace more2 more3
+ *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -29,7 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -520,6 +524,42 @@ static void more3(void)
 	SC4(SYS_reboot, 0xfee1dead, 1, 0xcdef0123, 0);		/* EINVAL: magic2 */
 }
 
+/* System V shared memory, semaphores and message queues */
+static void ipc(void)
+{
+	struct sembuf *sops = (struct sembuf *)A_MORE;
+	struct timespec *ts = (struct timespec *)(A_MORE + 0x40);
+	long *msg = (long *)(A_MORE + 0x80);
+	long id;
+
+	id = SC3(SYS_shmget, IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	SC3(SYS_shmat, id, AREA + 0x8000, SHM_RDONLY | SHM_REMAP);
+	SC1(SYS_shmdt, AREA + 0x8000);
+	SC3(SYS_shmctl, id, IPC_RMID, 0);
+	SC3(SYS_shmctl, 99, IPC_STAT | 0x100, A_BUF);		/* IPC_64: EINVAL */
+	id = SC3(SYS_semget, IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	SC4(SYS_semctl, id, 0, GETVAL, 0);
+	sops[0].sem_num = 0;
+	sops[0].sem_op = 1;
+	sops[0].sem_flg = 0;
+	SC3(SYS_semop, id, A_MORE, 1);
+	sops[1].sem_num = 0;
+	sops[1].sem_op = -2;
+	sops[1].sem_flg = IPC_NOWAIT;
+	ts->tv_sec = 0;
+	ts->tv_nsec = 1000;
+	SC4(SYS_semtimedop, id, A_MORE + sizeof(*sops), 1, A_MORE + 0x40);	/* EAGAIN */
+	SC4(SYS_semctl, id, 0, IPC_RMID, 0);
+	id = SC2(SYS_msgget, IPC_PRIVATE, IPC_CREAT | 0600);
+	msg[0] = 1;
+	memcpy(&msg[1], "hi", 2);
+	SC4(SYS_msgsnd, id, A_MORE + 0x80, 2, IPC_NOWAIT);
+	SC5(SYS_msgrcv, id, A_MORE + 0x100, 16, 0, IPC_NOWAIT | MSG_NOERROR);
+	SC5(SYS_msgrcv, id, A_MORE + 0x100, 16, 0, IPC_NOWAIT);	/* ENOMSG */
+	SC3(SYS_msgctl, id, IPC_RMID, 0);
+	SC3(SYS_msgctl, 99, IPC_STAT | 0x100, A_BUF);		/* IPC_64: EINVAL */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -564,7 +604,7 @@ int main(int argc, char **argv)
 		{ "mem", mem }, { "time", times }, { "net", net },
 		{ "sig", sig }, { "misc", misc }, { "more", more },
 		{ "trace", trace }, { "more2", more2 },
-		{ "more3", more3 },
+		{ "more3", more3 }, { "ipc", ipc },
 	};
 
 	setup();
