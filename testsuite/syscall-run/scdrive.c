@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc
+ *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -560,6 +560,27 @@ static void ipc(void)
 	SC3(SYS_msgctl, 99, IPC_STAT | 0x100, A_BUF);		/* IPC_64: EINVAL */
 }
 
+/* batched socket messages, the alternate signal stack, old calls */
+static void last(void)
+{
+	stack_t *ss = (stack_t *)(A_MORE + 0x40);
+	struct timespec *ts = (struct timespec *)A_MORE;
+
+	SC4(SYS_sendmmsg, 99, A_MORE + 0x100, 1, MSG_DONTWAIT);	/* EBADF */
+	ts->tv_sec = 0;
+	ts->tv_nsec = 1000;
+	SC5(SYS_recvmmsg, 99, A_MORE + 0x100, 2, MSG_DONTWAIT, A_MORE);	/* EBADF */
+	ss->ss_sp = (void *)(AREA + 0x8000);
+	ss->ss_flags = 0;
+	ss->ss_size = 65536;
+	SC2(SYS_sigaltstack, A_MORE + 0x40, A_MORE + 0x80);
+	ss->ss_flags = SS_DISABLE;
+	SC2(SYS_sigaltstack, A_MORE + 0x40, 0);
+	SC2(SYS_sigaltstack, 0, A_MORE + 0x80);
+	SC2(SYS_ustat, 0x12345, A_BUF);
+	SC1(SYS_uselib, A_NOENT);
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -605,6 +626,7 @@ int main(int argc, char **argv)
 		{ "sig", sig }, { "misc", misc }, { "more", more },
 		{ "trace", trace }, { "more2", more2 },
 		{ "more3", more3 }, { "ipc", ipc },
+		{ "last", last },
 	};
 
 	setup();
