@@ -1,7 +1,7 @@
 /* scdrive.c - the syscall-run tier's workload: raw system calls with
  * known arguments, one group per command word.
  *
- *	scdrive files errors proc mem time net sig misc
+ *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -11,6 +11,17 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/fanotify.h>
+#include <linux/keyctl.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -18,7 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -47,6 +62,18 @@
 #define A_ARGV   (AREA + 0xb00)	/* argv for execve */
 #define A_INT    (AREA + 0xc00)	/* int results */
 #define A_LONG   (AREA + 0x3000)	/* a 64-byte-long buffer */
+#define A_NAMES  (AREA + 0x3100)	/* more names: see setup() */
+#define A_FSTYPE (A_NAMES + 0x00)	/* "tmpfs" */
+#define A_OPTS   (A_NAMES + 0x20)	/* "size=1m,mode=0755" */
+#define A_KTYPE  (A_NAMES + 0x40)	/* "no-such-type" */
+#define A_KDESC  (A_NAMES + 0x60)	/* "tapir:key" */
+#define A_MOD    (A_NAMES + 0x80)	/* "no_such_module" */
+#define A_HOST   (A_NAMES + 0xa0)	/* "tapir-guest" */
+#define A_MEMFD  (A_NAMES + 0xc0)	/* "sc-memfd" */
+#define A_KUSER  (A_NAMES + 0xe0)	/* "user" */
+#define A_MQ     (A_NAMES + 0x100)	/* "/tapir-mq" */
+#define A_XNAME  (A_NAMES + 0x120)	/* "user.tapir" */
+#define A_MORE   (AREA + 0x4000)	/* structs of more(), zeroed */
 
 static long sc(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -305,6 +332,255 @@ static void misc(void)
 	SC6(SYS_futex, A_STRUCT + 0x200, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
+/* the calls of the newer aliases: aio, modules, the *at calls, splice,
+ * notification descriptors, mounts, namespaces, keys, scheduling, memory
+ * locking, timers; most fail with a known errno */
+static void more(void)
+{
+	struct timespec *ts = (struct timespec *)A_MORE;
+	long fd, fd2;
+
+	SC2(SYS_io_setup, 4, A_MORE + 0x100);
+	SC3(SYS_io_submit, 0, 1, A_MORE + 0x108);		/* EINVAL */
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = 5000;
+	SC5(SYS_io_getevents, 0, 1, 2, A_BUF, A_MORE);	/* EINVAL */
+	SC3(SYS_io_cancel, 0, A_MORE + 0x108, A_BUF);	/* EINVAL */
+	SC1(SYS_io_destroy, 0);				/* EINVAL */
+	SC2(SYS_delete_module, A_MOD, O_NONBLOCK);	/* ENOENT */
+	SC3(SYS_finit_module, 99, A_PATH, 3);		/* EBADF */
+	SC3(SYS_init_module, A_DATA, 0, A_PATH2);	/* ENOEXEC */
+	SC4(SYS_faccessat2, AT_FDCWD, A_NOENT, R_OK | W_OK, 0x200);	/* ENOENT */
+	SC1(SYS_unlink, A_PATH);
+	SC4(SYS_mknodat, AT_FDCWD, A_PATH, S_IFIFO | 0644, 0);
+	SC3(SYS_mknod, A_NOENT, S_IFCHR | 0600, 0x103);	/* ENOENT */
+	SC5(SYS_renameat2, AT_FDCWD, A_PATH, AT_FDCWD, A_PATH2, 1);	/* RENAME_NOREPLACE */
+	ts[1].tv_sec = 0;
+	ts[1].tv_nsec = UTIME_NOW;
+	ts[2].tv_sec = 1;
+	ts[2].tv_nsec = UTIME_OMIT;
+	SC4(SYS_utimensat, AT_FDCWD, A_PATH2, A_MORE + 16, AT_SYMLINK_NOFOLLOW);
+	SC3(SYS_futimesat, AT_FDCWD, A_PATH2, 0);
+	SC5(SYS_statx, AT_FDCWD, A_PATH2, AT_SYMLINK_NOFOLLOW, 0x7ff, A_MORE + 0x200);
+	SC1(SYS_unlink, A_PATH2);
+	SC5(SYS_execveat, AT_FDCWD, A_NOENT, A_ARGV, A_ARGV + 0x80, 0);	/* ENOENT */
+	SC4(SYS_sendfile, 99, 98, 0, 10);			/* EBADF */
+	SC6(SYS_splice, 99, 0, 98, 0, 10, 2 | 4);		/* EBADF */
+	SC4(SYS_tee, 99, 98, 10, 0);				/* EBADF */
+	SC4(SYS_vmsplice, 99, A_IOV, 1, 8);			/* EBADF */
+	SC6(SYS_copy_file_range, 99, 0, 98, 0, 10, 0);		/* EBADF */
+	fd = SC1(SYS_inotify_init1, IN_CLOEXEC);
+	SC3(SYS_inotify_add_watch, fd, A_TMP, IN_CREATE | IN_DELETE | IN_ONLYDIR);
+	SC2(SYS_inotify_rm_watch, fd, 1);
+	SC2(SYS_inotify_rm_watch, fd, 7);			/* EINVAL */
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_eventfd2, 3, EFD_CLOEXEC | EFD_NONBLOCK);
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+	ts[4].tv_sec = 1;
+	ts[4].tv_nsec = 2000;
+	ts[5].tv_sec = 5;
+	ts[5].tv_nsec = 300;
+	SC4(SYS_timerfd_settime, fd, 0, A_MORE + 64, 0);
+	SC2(SYS_timerfd_gettime, fd, A_MORE + 0x300);
+	SC1(SYS_close, fd);
+	*(unsigned long *)(A_MORE + 0x80) = 1UL << (SIGUSR1 - 1);
+	fd = SC4(SYS_signalfd4, -1, A_MORE + 0x80, 8, SFD_NONBLOCK);
+	SC1(SYS_close, fd);
+	fd = SC2(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY);
+	SC5(SYS_fanotify_mark, fd, FAN_MARK_ADD, FAN_OPEN | FAN_ACCESS, AT_FDCWD, A_TMP);
+	SC1(SYS_close, fd);
+	SC5(SYS_mount, A_TMP, A_NOENT, A_FSTYPE, MS_RDONLY | MS_NOSUID, A_OPTS);	/* ENOENT */
+	SC2(SYS_umount2, A_NOENT, MNT_DETACH);			/* ENOENT */
+	SC2(SYS_setns, 99, CLONE_NEWNET);			/* EBADF */
+	SC1(SYS_unshare, CLONE_NEWUTS);
+	SC2(SYS_sethostname, A_HOST, 11);
+	SC5(SYS_add_key, A_KTYPE, A_KDESC, A_DATA, 5, -2);	/* ENODEV */
+	SC4(SYS_request_key, A_KUSER, A_KDESC, 0, 0);		/* ENOKEY */
+	SC3(SYS_bpf, 99, 0, 0);					/* EINVAL */
+	SC5(SYS_perf_event_open, 0, 0, -1, -1, 8);		/* EFAULT */
+	SC3(SYS_getrandom, A_MORE + 0x400, 8, GRND_NONBLOCK | 4);	/* GRND_INSECURE */
+	fd2 = SC2(SYS_memfd_create, A_MEMFD, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	SC1(SYS_close, fd2);
+	SC3(SYS_sched_getaffinity, 0, 8, A_MORE + 0x500);
+	SC3(SYS_sched_setscheduler, 0, 99, A_MORE + 0x510);	/* EINVAL */
+	SC4(SYS_sched_getattr, 0, A_MORE + 0x600, 48, 0);
+	SC3(SYS_getcpu, 0, 0, 0);
+	SC2(SYS_mlock, AREA, 4096);
+	SC2(SYS_munlock, AREA, 4096);
+	SC3(SYS_mincore, AREA, 4096, A_MORE + 0x700);
+	SC3(SYS_madvise, AREA + 0x8000, 4096, MADV_DONTNEED);
+	SC3(SYS_msync, AREA, 4096, MS_SYNC | MS_INVALIDATE);
+	SC3(SYS_timer_create, CLOCK_MONOTONIC, 0, A_MORE + 0x710);
+	SC2(SYS_timer_gettime, 99, A_MORE + 0x720);		/* EINVAL */
+	SC1(SYS_timer_delete, 0);
+	SC2(SYS_clock_getres, CLOCK_MONOTONIC, A_MORE + 0x740);
+	SC2(SYS_getitimer, ITIMER_REAL, A_MORE + 0x760);
+	SC2(SYS_statfs, A_TMP, A_MORE + 0x800);
+	SC2(SYS_fstatfs, 99, A_MORE + 0x800);			/* EBADF */
+	SC2(SYS_rt_sigpending, A_MORE + 0x900, 8);
+}
+
+/* ptrace and keyctl requests, on a process and keys that do not exist */
+static void trace(void)
+{
+	SC4(SYS_ptrace, PTRACE_PEEKDATA, 99999, AREA, A_INT);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_CONT, 99999, 0, SIGUSR1);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_SETOPTIONS, 99999, 0,
+	    PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL);		/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_GETREGSET, 99999, 1, A_IOV);	/* ESRCH */
+	SC4(SYS_ptrace, PTRACE_ARCH_PRCTL, 99999, A_INT, 0x1003); /* ESRCH */
+	SC4(SYS_ptrace, 0x7777, 99999, 0, 0);			/* ESRCH */
+	SC2(SYS_keyctl, KEYCTL_REVOKE, 12345);			/* ENOKEY */
+	SC3(SYS_keyctl, KEYCTL_SETPERM, 12345, 0x3f010000);	/* ENOKEY */
+	SC4(SYS_keyctl, KEYCTL_READ, -4, A_BUF, 16);		/* ENOKEY */
+	SC5(SYS_keyctl, KEYCTL_SEARCH, 12345, A_KUSER, A_KDESC, 0);	/* ENOKEY */
+	SC5(SYS_keyctl, 99, 1, 2, 3, 4);			/* EOPNOTSUPP */
+}
+
+/* extended attributes, more file I/O, clocks and timers, waits, I/O
+ * priorities, message queues */
+static void more2(void)
+{
+	struct iovec *iov = (struct iovec *)A_IOV;
+	struct timespec *ts = (struct timespec *)A_MORE;
+	long fd;
+
+	SC1(SYS_unlink, A_PATH);
+	fd = SC2(SYS_creat, A_PATH, 0644);
+	SC5(SYS_setxattr, A_PATH, A_XNAME, A_DATA, 5, 1);	/* XATTR_CREATE */
+	SC4(SYS_getxattr, A_PATH, A_XNAME, A_BUF, 16);
+	SC4(SYS_lgetxattr, A_NOENT, A_XNAME, A_BUF, 16);	/* ENOENT */
+	SC4(SYS_fgetxattr, fd, A_XNAME, A_BUF, 16);
+	SC3(SYS_listxattr, A_PATH, A_BUF, 64);
+	SC3(SYS_llistxattr, A_PATH, 0, 0);
+	SC3(SYS_flistxattr, 99, A_BUF, 64);			/* EBADF */
+	SC5(SYS_lsetxattr, A_PATH, A_XNAME, A_QUOTE, 10, 2);	/* XATTR_REPLACE */
+	SC5(SYS_fsetxattr, fd, A_XNAME, A_QUOTE, 4, 3);
+	SC2(SYS_removexattr, A_PATH, A_XNAME);
+	SC2(SYS_lremovexattr, A_PATH, A_XNAME);
+	SC2(SYS_fremovexattr, fd, A_XNAME);
+	SC4(SYS_fallocate, fd, 1, 0, 4096);			/* KEEP_SIZE */
+	SC4(SYS_fadvise64, fd, 0, 0, 4);			/* DONTNEED */
+	SC3(SYS_readahead, fd, 0, 4096);
+	SC4(SYS_sync_file_range, fd, 0, 0, 2);			/* WRITE */
+	iov[0].iov_base = (void *)A_DATA;
+	iov[0].iov_len = 5;
+	iov[1].iov_base = (void *)(A_DATA + 6);
+	iov[1].iov_len = 3;
+	SC5(SYS_pwritev, fd, A_IOV, 2, 16, 0);
+	SC5(SYS_preadv, fd, A_IOV, 2, 0, 0);			/* EBADF: write-only */
+	SC6(SYS_preadv2, fd, A_IOV, 1, 0, 0, 1);		/* RWF_HIPRI */
+	SC6(SYS_pwritev2, fd, A_IOV, 1, 0, 0, 0x10);		/* RWF_APPEND */
+	SC1(SYS_close, fd);
+	SC1(SYS_unlink, A_PATH);
+	SC2(SYS_utimes, A_NOENT, 0);				/* ENOENT */
+	ts[0].tv_sec = 7;
+	ts[0].tv_nsec = 0;
+	SC2(SYS_clock_settime, CLOCK_MONOTONIC, A_MORE);	/* EINVAL */
+	ts[1].tv_sec = 0;
+	ts[1].tv_nsec = 2000000;
+	SC2(SYS_settimeofday, A_MORE + 16, 0);			/* EINVAL */
+	ts[2].tv_sec = 1;
+	ts[2].tv_nsec = 500;
+	ts[3].tv_sec = 2;
+	ts[3].tv_nsec = 0;
+	SC3(SYS_setitimer, 99, A_MORE + 32, 0);			/* EINVAL */
+	SC4(SYS_timer_settime, 99, 0, A_MORE + 32, 0);		/* EINVAL */
+	SC1(SYS_sysinfo, A_MORE + 0x100);
+	ts[4].tv_sec = 0;
+	ts[4].tv_nsec = 1000;
+	SC5(SYS_ppoll, 0, 0, A_MORE + 64, 0, 8);
+	SC6(SYS_pselect6, 0, 0, 0, 0, A_MORE + 64, 0);
+	SC2(SYS_rt_sigsuspend, A_MORE + 0x200, 4);		/* EINVAL */
+	SC5(SYS_waitid, P_PID, 99999, A_MORE + 0x300, WEXITED | WNOHANG, 0);	/* ECHILD */
+	SC3(SYS_ioprio_set, 1, 0, 2 << 13 | 4);			/* BE, 4 */
+	SC2(SYS_ioprio_get, 1, 0);
+	fd = SC1(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	SC1(SYS_close, fd);
+	SC4(SYS_pkey_mprotect, AREA + 0x8000, 4096, PROT_READ | PROT_WRITE, -1);
+	SC4(SYS_migrate_pages, 0, 0, 0, 0);
+	fd = SC4(SYS_mq_open, A_MQ, O_CREAT | O_RDWR, 0600, 0);
+	SC5(SYS_mq_timedsend, fd, A_DATA, 5, 1, 0);
+	SC5(SYS_mq_timedreceive, fd, A_BUF, 16, A_INT, 0);	/* EMSGSIZE */
+	SC2(SYS_mq_notify, fd, 0);
+	SC3(SYS_mq_getsetattr, fd, 0, A_MORE + 0x400);
+	SC1(SYS_close, fd);
+	SC1(SYS_mq_unlink, A_MQ);
+	SC4(SYS_mq_open, A_MQ, O_RDONLY, 0, 0);			/* ENOENT */
+}
+
+/* NUMA policies, page moves, protection keys, seccomp and reboot, the
+ * last two refused */
+static void more3(void)
+{
+	SC5(SYS_get_mempolicy, A_INT, 0, 0, 0, 0);
+	SC3(SYS_set_mempolicy, 0, 0, 0);			/* MPOL_DEFAULT */
+	SC6(SYS_mbind, AREA + 0x8000, 4096, 2 | 1 << 15, 0, 0, 0);	/* EINVAL */
+	SC6(SYS_move_pages, 0, 0, 0, 0, 0, 0);
+	SC5(SYS_remap_file_pages, AREA, 4096, 0, 0, 0);		/* EINVAL */
+	SC2(SYS_pkey_alloc, 0, 2);				/* PKEY_DISABLE_WRITE */
+	SC3(SYS_seccomp, 99, 0, 0);				/* EINVAL */
+	SC4(SYS_reboot, 0xfee1dead, 1, 0xcdef0123, 0);		/* EINVAL: magic2 */
+}
+
+/* System V shared memory, semaphores and message queues */
+static void ipc(void)
+{
+	struct sembuf *sops = (struct sembuf *)A_MORE;
+	struct timespec *ts = (struct timespec *)(A_MORE + 0x40);
+	long *msg = (long *)(A_MORE + 0x80);
+	long id;
+
+	id = SC3(SYS_shmget, IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	SC3(SYS_shmat, id, AREA + 0x8000, SHM_RDONLY | SHM_REMAP);
+	SC1(SYS_shmdt, AREA + 0x8000);
+	SC3(SYS_shmctl, id, IPC_RMID, 0);
+	SC3(SYS_shmctl, 99, IPC_STAT | 0x100, A_BUF);		/* IPC_64: EINVAL */
+	id = SC3(SYS_semget, IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	SC4(SYS_semctl, id, 0, GETVAL, 0);
+	sops[0].sem_num = 0;
+	sops[0].sem_op = 1;
+	sops[0].sem_flg = 0;
+	SC3(SYS_semop, id, A_MORE, 1);
+	sops[1].sem_num = 0;
+	sops[1].sem_op = -2;
+	sops[1].sem_flg = IPC_NOWAIT;
+	ts->tv_sec = 0;
+	ts->tv_nsec = 1000;
+	SC4(SYS_semtimedop, id, A_MORE + sizeof(*sops), 1, A_MORE + 0x40);	/* EAGAIN */
+	SC4(SYS_semctl, id, 0, IPC_RMID, 0);
+	id = SC2(SYS_msgget, IPC_PRIVATE, IPC_CREAT | 0600);
+	msg[0] = 1;
+	memcpy(&msg[1], "hi", 2);
+	SC4(SYS_msgsnd, id, A_MORE + 0x80, 2, IPC_NOWAIT);
+	SC5(SYS_msgrcv, id, A_MORE + 0x100, 16, 0, IPC_NOWAIT | MSG_NOERROR);
+	SC5(SYS_msgrcv, id, A_MORE + 0x100, 16, 0, IPC_NOWAIT);	/* ENOMSG */
+	SC3(SYS_msgctl, id, IPC_RMID, 0);
+	SC3(SYS_msgctl, 99, IPC_STAT | 0x100, A_BUF);		/* IPC_64: EINVAL */
+}
+
+/* batched socket messages, the alternate signal stack, old calls */
+static void last(void)
+{
+	stack_t *ss = (stack_t *)(A_MORE + 0x40);
+	struct timespec *ts = (struct timespec *)A_MORE;
+
+	SC4(SYS_sendmmsg, 99, A_MORE + 0x100, 1, MSG_DONTWAIT);	/* EBADF */
+	ts->tv_sec = 0;
+	ts->tv_nsec = 1000;
+	SC5(SYS_recvmmsg, 99, A_MORE + 0x100, 2, MSG_DONTWAIT, A_MORE);	/* EBADF */
+	ss->ss_sp = (void *)(AREA + 0x8000);
+	ss->ss_flags = 0;
+	ss->ss_size = 65536;
+	SC2(SYS_sigaltstack, A_MORE + 0x40, A_MORE + 0x80);
+	ss->ss_flags = SS_DISABLE;
+	SC2(SYS_sigaltstack, A_MORE + 0x40, 0);
+	SC2(SYS_sigaltstack, 0, A_MORE + 0x80);
+	SC2(SYS_ustat, 0x12345, A_BUF);
+	SC1(SYS_uselib, A_NOENT);
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -322,6 +598,16 @@ static void setup(void)
 	put(A_QUOTE, quote, sizeof(quote));
 	put(A_DATA, data, sizeof(data) - 1);
 	memset((void *)A_LONG, 'z', 64);
+	put(A_FSTYPE, "tmpfs", 6);
+	put(A_OPTS, "size=1m,mode=0755", 18);
+	put(A_KTYPE, "no-such-type", 13);
+	put(A_KDESC, "tapir:key", 10);
+	put(A_MOD, "no_such_module", 15);
+	put(A_HOST, "tapir-guest", 12);
+	put(A_MEMFD, "sc-memfd", 9);
+	put(A_KUSER, "user", 5);
+	put(A_MQ, "/tapir-mq", 10);
+	put(A_XNAME, "user.tapir", 11);
 	argv[0] = (char *)A_NOENT;
 	argv[1] = (char *)A_PATH;
 	argv[2] = NULL;
@@ -337,7 +623,10 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "files", files }, { "errors", errors }, { "proc", proc },
 		{ "mem", mem }, { "time", times }, { "net", net },
-		{ "sig", sig }, { "misc", misc },
+		{ "sig", sig }, { "misc", misc }, { "more", more },
+		{ "trace", trace }, { "more2", more2 },
+		{ "more3", more3 }, { "ipc", ipc },
+		{ "last", last },
 	};
 
 	setup();
