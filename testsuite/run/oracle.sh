@@ -20,7 +20,7 @@
 #      TAPIR_VM      the qemu runner (default ../../tools/tapir-vm)
 #      JOBS          stap builds at a time (default 2)
 #      BATCH         jobs per guest boot (default 40)
-#      VM_TIMEOUT    seconds per job in the guest (default 30)
+#      VM_TIMEOUT    seconds per job in the guest (default 90)
 #
 # What it does, step by step:
 #  1. Copies /usr/share/systemtap/runtime to $ORACLE_DIR/runtime and
@@ -67,7 +67,7 @@ STAP_RELEASE=${STAP_RELEASE:-$KERNEL_REFERENCE}
 TAPIR_VM=${TAPIR_VM:-$here/../../tools/tapir-vm}
 JOBS=${JOBS:-2}
 BATCH=${BATCH:-40}
-VM_TIMEOUT=${VM_TIMEOUT:-30}
+VM_TIMEOUT=${VM_TIMEOUT:-90}
 O=$ORACLE_DIR
 
 # One build, run by xargs below: oracle.sh --build NAME
