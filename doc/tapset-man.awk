@@ -541,7 +541,8 @@ function alias_entry_out(line, name,    rest, key, nv, vars, np, i, params) {
 	alias_entry = 0
 	if (rest in isalias && np == 0)
 		print ".IP\nIts variables are those of \\fB" esc(rest) "\\fP."
-	print ".IP\n\\fB" (line ~ / \+= / ? "+=" : "=") "\\fP " esc(rest)
+	# left-adjusted: a list of long probe points cannot be justified
+	print ".IP\n.ad l\n\\fB" (line ~ / \+= / ? "+=" : "=") "\\fP " esc(rest) "\n.ad"
 }
 
 BEGIN {

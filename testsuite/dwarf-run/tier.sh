@@ -77,6 +77,18 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	fi
 	TIER_TREE=$t
 	VMEXTRA=(--module "$TM_KO" --file "$TM_DRIVE:/bin/drive")
+	# a block device for the block I/O aliases (alias-ioblock): the
+	# null_blk disk /dev/nullb0 (multi-queue, one hardware queue, so the
+	# mq-deadline elevator), loaded at boot after configfs, which it
+	# needs; 6.12's modules are xz-compressed, the guest loads plain ones
+	for e in fs/configfs/configfs drivers/block/null_blk/null_blk; do
+		e=/lib/modules/$rel/kernel/$e.ko
+		if [ -f "$e" ]; then
+			VMEXTRA+=(--module "$e")
+		elif [ -f "$e.xz" ] && xz -dc "$e.xz" >"$w/${e##*/}"; then
+			VMEXTRA+=(--module "$w/${e##*/}")
+		fi
+	done
 	return 0
 }
 
