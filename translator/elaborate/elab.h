@@ -104,6 +104,10 @@ struct dprobe {
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
 	const struct umark *mark;		/* .mark(): its SDT note */
 	const char *tracepoint;			/* kernel.trace: its name */
+	/* netfilter probes (providers/netfilter.c) */
+	bool netfilter;
+	int nf_pf, nf_hook;			/* NFPROTO_*, its NF_*_ hook */
+	int64_t nf_priority;
 	struct dprobe *next;
 };
 
