@@ -27,7 +27,6 @@ static const char *const patterns[] = {
 	"netfilter.pf(s).hook(s)",
 	"netfilter.hook(s).pf(s).priority(s)",
 	"netfilter.pf(s).hook(s).priority(s)",
-	"netfilter.hook(s)", "netfilter.pf(s)",		/* incomplete */
 	NULL
 };
 
@@ -163,11 +162,6 @@ static const struct pp_comp *comp(const struct probe_point *pp,
 	return NULL;
 }
 
-static const char *pf_arg(const struct pp_comp *c)
-{
-	return c->arg->str;
-}
-
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
@@ -178,13 +172,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	long pfn, hookn, prio = 0;
 	struct dprobe *p;
 
-	if (pattern >= 4) {
-		elab_error(e, &pp->loc, "a netfilter probe names both its "
-			   "protocol family and its hook: netfilter.pf(\"%s\")"
-			   ".hook(\"%s\")", pfc ? pf_arg(pfc) : "NFPROTO_IPV4",
-			   hc ? pf_arg(hc) : "NF_INET_LOCAL_IN");
-		return -1;
-	}
+	(void)pattern;
 	pf = pfc->arg->str;
 	hook = hc->arg->str;
 	if (!lookup(families, pf, &pfn) && !(s->guru && number(pf, &pfn))) {
