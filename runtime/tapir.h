@@ -177,6 +177,7 @@ enum tp_probe_kind {
 	TP_PROBE_PROCESS,		/* process.begin/end/thread.begin/... */
 	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
 	TP_PROBE_NETFILTER,		/* netfilter.pf("P").hook("H") */
+	TP_PROBE_PERF,			/* perf.type(T).config(C).sample(N) */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -256,6 +257,15 @@ struct tp_probe {
 	int nf_pf;
 	int nf_hooknum;
 	int nf_priority;
+
+	/* TP_PROBE_PERF: a perf event (perf_event_attr's type and config)
+	 * on every online CPU, the handler run every perf_period events,
+	 * or perf_period times a second with perf_freq; c->regs: the
+	 * registers the event interrupted */
+	u32 perf_type;
+	u64 perf_config;
+	u64 perf_period;
+	bool perf_freq;
 };
 
 /* A netfilter hit (runtime/netfilter.c): the hook's arguments as the

@@ -108,6 +108,10 @@ struct dprobe {
 	bool netfilter;
 	int nf_pf, nf_hook;			/* NFPROTO_*, its NF_*_ hook */
 	int64_t nf_priority;
+	/* perf probes (providers/perf.c) */
+	bool perf;
+	bool perf_freq;				/* perf_period is in Hz */
+	int64_t perf_type, perf_config, perf_period;
 	struct dprobe *next;
 };
 

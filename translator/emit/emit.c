@@ -660,6 +660,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_TRACEPOINT";
 	if (p->netfilter)
 		return "TP_PROBE_NETFILTER";
+	if (p->perf)
+		return "TP_PROBE_PERF";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -1066,6 +1068,12 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		fprintf(o, "\t\t.nf_pf = %d,\n\t\t.nf_hooknum = %d,\n"
 			"\t\t.nf_priority = %lld,\n", p->nf_pf, p->nf_hook,
 			(long long)p->nf_priority);
+	if (p->perf)
+		fprintf(o, "\t\t.perf_type = %lld,\n\t\t.perf_config = %#llxULL,\n"
+			"\t\t.perf_period = %lldULL,\n%s", (long long)p->perf_type,
+			(unsigned long long)p->perf_config,
+			(long long)p->perf_period,
+			p->perf_freq ? "\t\t.perf_freq = true,\n" : "");
 	if (p->tracepoint)
 		emit_trace_fields(em, p, po->handler, o);
 	else
