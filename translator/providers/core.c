@@ -33,7 +33,7 @@ static const char *const later[] = {
 	"python3", "input", NULL
 };
 
-static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
+int pp_not_yet(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	(void)e;
@@ -46,6 +46,6 @@ static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
 const struct provider pp_unsupported = {
 	.name = "not yet supported",
 	.patterns = later,
-	.resolve = not_yet,
+	.resolve = pp_not_yet,
 	.unsupported = "this probe family is not supported by Tapir yet",
 };

@@ -105,20 +105,10 @@ const struct provider pp_perf = {
 	.resolve = resolve,
 };
 
-static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
-		   const struct dprobe *tmpl)
-{
-	(void)e;
-	(void)pp;
-	(void)pattern;
-	(void)tmpl;
-	return -1;
-}
-
 const struct provider pp_perf_process = {
 	.name = "perf (per process)",
 	.patterns = later,
-	.resolve = not_yet,
+	.resolve = pp_not_yet,
 	.unsupported = "per-process perf events (.process, .counter and "
 		       "@perf) are not supported by Tapir yet",
 };
