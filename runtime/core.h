@@ -168,6 +168,20 @@ void tp_tracepoints_stop(void);		/* session stop: no handler runs
 					 * after it */
 void tp_tracepoints_free(void);
 
+/* ---- netfilter.c ---- */
+int tp_netfilter_init(void);		/* module init: allocation */
+int tp_netfilter_start(const char **failed); /* session start (sleeps) */
+void tp_netfilter_stop(void);		/* session stop: no hook runs
+					 * after it */
+void tp_netfilter_free(void);
+
+/* ---- perf.c ---- */
+int tp_perf_init(void);			/* module init: allocation */
+int tp_perf_start(const char **failed);	/* session start (sleeps) */
+void tp_perf_stop(void);		/* session stop: no handler runs
+					 * after it */
+void tp_perf_free(void);
+
 /* ---- tp_run_probe(): the path of every probe hit, inline ---- */
 
 /* The state a probe of this kind runs in. */

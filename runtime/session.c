@@ -149,6 +149,10 @@ int tp_session_start(void)
 		rc = tp_uprobes_start();
 	if (rc == 0)
 		rc = tp_tracepoints_start();
+	if (rc == 0)
+		rc = tp_netfilter_start(&failed);
+	if (rc == 0)
+		rc = tp_perf_start(&failed);
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
 		 * run the error probes; the run is over. */
@@ -161,6 +165,8 @@ int tp_session_start(void)
 		tp_kprobes_stop();
 		tp_uprobes_stop();
 		tp_tracepoints_stop();
+		tp_netfilter_stop();
+		tp_perf_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
 		tp_run_ordered(TP_PROBE_ERROR);
@@ -314,6 +320,8 @@ void tp_session_stop(void)
 	tp_kprobes_stop();
 	tp_uprobes_stop();
 	tp_tracepoints_stop();
+	tp_netfilter_stop();
+	tp_perf_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
 
@@ -366,6 +374,8 @@ void tp_session_stop(void)
 
 static void tp_free_all(void)
 {
+	tp_perf_free();
+	tp_netfilter_free();
 	tp_uprobes_free();
 	tp_tracepoints_free();
 	tp_kprobes_free();
@@ -387,6 +397,10 @@ static int __init tp_module_init(void)
 		rc = tp_uprobes_init();
 	if (rc == 0)
 		rc = tp_tracepoints_init();
+	if (rc == 0)
+		rc = tp_netfilter_init();
+	if (rc == 0)
+		rc = tp_perf_init();
 	if (rc)
 		goto fail;
 	if (tapir_module.init_globals) {

@@ -176,6 +176,8 @@ enum tp_probe_kind {
 					 * .statement(ADDR) */
 	TP_PROBE_PROCESS,		/* process.begin/end/thread.begin/... */
 	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
+	TP_PROBE_NETFILTER,		/* netfilter.pf("P").hook("H") */
+	TP_PROBE_PERF,			/* perf.type(T).config(C).sample(N) */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -248,6 +250,33 @@ struct tp_probe {
 	 * c->data: a struct pt_regs whose sp points at them) */
 	const char *tracepoint;
 	void *tp_handler;
+
+	/* TP_PROBE_NETFILTER: a hook of protocol family nf_pf (NFPROTO_*)
+	 * at nf_hooknum with nf_priority, in every network namespace; the
+	 * handler finds the hit's struct tp_nf_hit in c->data */
+	int nf_pf;
+	int nf_hooknum;
+	int nf_priority;
+
+	/* TP_PROBE_PERF: a perf event (perf_event_attr's type and config)
+	 * on every online CPU, the handler run every perf_period events,
+	 * or perf_period times a second with perf_freq; c->regs: the
+	 * registers the event interrupted */
+	u32 perf_type;
+	u64 perf_config;
+	u64 perf_period;
+	bool perf_freq;
+};
+
+/* A netfilter hit (runtime/netfilter.c): the hook's arguments as the
+ * script's $hooknum, $skb, $in, $out and $okfn see them, and $verdict,
+ * what the hook returns (NF_ACCEPT unless the handler changes it). */
+struct tp_nf_hit {
+	s64 hooknum;
+	s64 skb;			/* struct sk_buff * */
+	s64 in, out;			/* struct net_device *, or 0 */
+	s64 okfn;
+	s64 verdict;
 };
 
 /* ---- The module, as the generated code describes it ---- */

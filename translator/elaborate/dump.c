@@ -182,10 +182,18 @@ static void listed_vars(struct session *s, struct listed *l,
 	nl = 0;
 	for (const struct symbol *q = p->locals; q; q = q->next)
 		v[nl++] = (struct symbol *)q;
-	for (int i = nl - 1; i >= 0; i--) {
-		fputc('\n', f);
-		sym_line(f, v[i]);
-	}
+	/* a netfilter probe's context variables first (stap makes its
+	 * __nf_* locals before the body's) */
+	for (int pass = p->netfilter ? 0 : 1; pass < 2; pass++)
+		for (int i = nl - 1; i >= 0; i--) {
+			int slot;
+
+			if (p->netfilter &&
+			    netfilter_local(v[i]->name, &slot) != (pass == 0))
+				continue;
+			fputc('\n', f);
+			sym_line(f, v[i]);
+		}
 	free(v);
 	if (p->dwarf) {
 		char *dbuf = NULL;
@@ -411,7 +419,7 @@ int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
 		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace,
-		&pp_process, NULL
+		&pp_process, &pp_netfilter, &pp_perf, NULL
 	};
 
 	(void)s;

@@ -104,6 +104,14 @@ struct dprobe {
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
 	const struct umark *mark;		/* .mark(): its SDT note */
 	const char *tracepoint;			/* kernel.trace: its name */
+	/* netfilter probes (providers/netfilter.c) */
+	bool netfilter;
+	int nf_pf, nf_hook;			/* NFPROTO_*, its NF_*_ hook */
+	int64_t nf_priority;
+	/* perf probes (providers/perf.c) */
+	bool perf;
+	bool perf_freq;				/* perf_period is in Hz */
+	int64_t perf_type, perf_config, perf_period;
 	struct dprobe *next;
 };
 

@@ -478,6 +478,8 @@ static struct symbol *lvalue(struct elab *e, struct expr *x,
 	case E_ATVAR:
 	case E_AUTOCAST:
 		resolve_expr(e, x);
+		if (x->kind == E_VAR)	/* a netfilter probe's $verdict */
+			return x->ref;
 		if (!e->s->guru)
 			elab_error(e, &x->loc, "writing to a target variable "
 				   "needs -g (guru mode)");
@@ -516,6 +518,23 @@ static void target_use(struct elab *e, struct expr *x)
 	    process_mark_target(e, x)) {
 		if (x->kind != E_TARGET && x->kind != E_CTXVAR)
 			resolve_expr(e, x);
+		return;
+	}
+	if (e->probe && e->probe->netfilter &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR) &&
+	    netfilter_target(e, x)) {
+		struct symbol *sym;
+
+		if (x->kind != E_VAR)
+			return;
+		resolve_expr(e, x);
+		/* set by the handler's prologue (emit.c) */
+		sym = x->ref;
+		if (sym && sym->type == TYPE_UNKNOWN) {
+			sym->type = TYPE_LONG;
+			sym->type_loc = x->loc;
+			sym->writes++;
+		}
 		return;
 	}
 	if (e->probe && e->probe->process && !e->probe->dwarf &&

@@ -658,6 +658,10 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_UPROBE";
 	if (p->tracepoint)
 		return "TP_PROBE_TRACEPOINT";
+	if (p->netfilter)
+		return "TP_PROBE_NETFILTER";
+	if (p->perf)
+		return "TP_PROBE_PERF";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -854,6 +858,49 @@ static void emit_probe_body(struct em *em, struct probe_out *po, int id)
 	body_close(b);
 }
 
+/*
+ * A netfilter probe's $hooknum, $skb, ... are its locals __nf_hooknum,
+ * __nf_skb, ... (providers/netfilter.c): set from the hit's struct
+ * tp_nf_hit (runtime/tapir.h, c->data), and __nf_verdict copied back
+ * for the hook to return. A body that stops on an error leaves the
+ * verdict as it was (NF_ACCEPT).
+ */
+static void netfilter_prologue(struct body *b, FILE *o)
+{
+	static const char *const fields[] = {
+		"hooknum", "skb", "in", "out", "okfn", "verdict"
+	};
+	bool any = false;
+	int slot;
+
+	if (!b->probe || !b->probe->netfilter)
+		return;
+	for (const struct symbol *l = b->locals; l; l = l->next)
+		if (l->type == TYPE_LONG && netfilter_local(l->name, &slot)) {
+			if (!any)
+				fputs("\t{\n\t\tconst struct tp_nf_hit *nf = "
+				      "c->data;\n\n", o);
+			any = true;
+			fprintf(o, "\t\tl->l_%s = nf->%s;\n", l->name,
+				fields[slot]);
+		}
+	if (any)
+		fputs("\t}\n", o);
+}
+
+static void netfilter_epilogue(struct body *b, FILE *o)
+{
+	int slot;
+
+	if (!b->probe || !b->probe->netfilter)
+		return;
+	for (const struct symbol *l = b->locals; l; l = l->next)
+		if (l->type == TYPE_LONG && netfilter_local(l->name, &slot) &&
+		    strcmp(l->name, "__nf_verdict") == 0)
+			fprintf(o, "\t((struct tp_nf_hit *)c->data)->verdict = "
+				"l->l_%s;\n", l->name);
+}
+
 static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 			  FILE *o)
 {
@@ -873,6 +920,7 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 	if (em->nregexes)
 		fputs("\tc->regex = NULL;\n", o);
 	init_locals(b, o);
+	netfilter_prologue(b, o);
 	if (po->light && b->total > 0)
 		/* what upfront_check() tests, c->actions being 0 and
 		 * c->max_actions MAXACTION_INTERRUPTIBLE (runtime/context.c) */
@@ -882,6 +930,7 @@ static void probe_handler(struct em *em, struct probe_out *po, bool frame,
 	else
 		upfront_check(b, o);
 	fwrite(b->text, 1, b->len, o);
+	netfilter_epilogue(b, o);
 	fputs("}\n\n", o);
 }
 
@@ -1015,6 +1064,16 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
 	process_fields(em, p, o);
+	if (p->netfilter)
+		fprintf(o, "\t\t.nf_pf = %d,\n\t\t.nf_hooknum = %d,\n"
+			"\t\t.nf_priority = %lld,\n", p->nf_pf, p->nf_hook,
+			(long long)p->nf_priority);
+	if (p->perf)
+		fprintf(o, "\t\t.perf_type = %lld,\n\t\t.perf_config = %#llxULL,\n"
+			"\t\t.perf_period = %lldULL,\n%s", (long long)p->perf_type,
+			(unsigned long long)p->perf_config,
+			(long long)p->perf_period,
+			p->perf_freq ? "\t\t.perf_freq = true,\n" : "");
 	if (p->tracepoint)
 		emit_trace_fields(em, p, po->handler, o);
 	else

@@ -28,12 +28,12 @@ const struct provider pp_core = {
 /* Families Tapir knows by name but does not build yet: a clear error
  * rather than a "mismatch". */
 static const char *const later[] = {
-	"process", "process(s)", "process(n)", "perf", "procfs", "procfs(s)",
-	"netfilter", "kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
+	"process", "process(s)", "process(n)", "procfs", "procfs(s)",
+	"kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
 	"python3", "input", NULL
 };
 
-static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
+int pp_not_yet(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	(void)e;
@@ -46,6 +46,6 @@ static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
 const struct provider pp_unsupported = {
 	.name = "not yet supported",
 	.patterns = later,
-	.resolve = not_yet,
+	.resolve = pp_not_yet,
 	.unsupported = "this probe family is not supported by Tapir yet",
 };

@@ -22,7 +22,11 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_trace, pp_process, pp_unsupported;
+	pp_trace, pp_process, pp_netfilter, pp_perf, pp_perf_process, pp_unsupported;
+
+/* The resolve() of families known by name but not built yet: -1. */
+int pp_not_yet(struct elab *e, const struct probe_point *pp, int pattern,
+	       const struct dprobe *tmpl);
 
 /* Free what process() probes read (providers/process.c). */
 void process_free(struct session *s);
@@ -30,6 +34,13 @@ void process_free(struct session *s);
  * expressions (in place); true when x was one of them (an error was
  * reported if it could not be done). */
 bool process_mark_target(struct elab *e, struct expr *x);
+/* In a netfilter probe, $hooknum, $skb, ... become the probe's locals
+ * __nf_hooknum, __nf_skb, ... (in place: x is then an unresolved E_VAR);
+ * true when x was a context variable of the probe (an error was reported
+ * if it could not be done). */
+bool netfilter_target(struct elab *e, struct expr *x);
+/* Is name one of those locals? *slot: its place in struct tp_nf_hit. */
+bool netfilter_local(const char *name, int *slot);
 /* A .mark() probe's $argN count (-L), else 0. */
 int process_mark_nargs(const struct dprobe *p);
 
