@@ -149,6 +149,8 @@ int tp_session_start(void)
 		rc = tp_uprobes_start();
 	if (rc == 0)
 		rc = tp_tracepoints_start();
+	if (rc == 0)
+		rc = tp_procfs_start(&failed);
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
 		 * run the error probes; the run is over. */
@@ -161,6 +163,7 @@ int tp_session_start(void)
 		tp_kprobes_stop();
 		tp_uprobes_stop();
 		tp_tracepoints_stop();
+		tp_procfs_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
 		tp_run_ordered(TP_PROBE_ERROR);
@@ -314,6 +317,7 @@ void tp_session_stop(void)
 	tp_kprobes_stop();
 	tp_uprobes_stop();
 	tp_tracepoints_stop();
+	tp_procfs_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
 
@@ -368,6 +372,7 @@ static void tp_free_all(void)
 {
 	tp_uprobes_free();
 	tp_tracepoints_free();
+	tp_procfs_free();
 	tp_kprobes_free();
 	tp_timers_free();
 	tp_contexts_free();
@@ -387,6 +392,8 @@ static int __init tp_module_init(void)
 		rc = tp_uprobes_init();
 	if (rc == 0)
 		rc = tp_tracepoints_init();
+	if (rc == 0)
+		rc = tp_procfs_init();
 	if (rc)
 		goto fail;
 	if (tapir_module.init_globals) {

@@ -176,6 +176,7 @@ enum tp_probe_kind {
 					 * .statement(ADDR) */
 	TP_PROBE_PROCESS,		/* process.begin/end/thread.begin/... */
 	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
+	TP_PROBE_PROCFS,		/* procfs("path").read/.write */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -248,6 +249,15 @@ struct tp_probe {
 	 * c->data: a struct pt_regs whose sp points at them) */
 	const char *tracepoint;
 	void *tp_handler;
+	/* TP_PROBE_PROCFS: /proc/systemtap/MODULE/procfs, read (the
+	 * handler fills the file with $value) or written (the handler
+	 * reads what was written, in pieces of MAXSTRINGLEN - 1 bytes);
+	 * .umask(N), else -1 (the file is 0400 or 0200); .maxsize(N) of a
+	 * read, else 0 (STP_PROCFS_BUFSIZE) */
+	const char *procfs;
+	bool procfs_write;
+	int procfs_umask;
+	unsigned int procfs_maxsize;
 };
 
 /* ---- The module, as the generated code describes it ---- */
@@ -331,5 +341,15 @@ int tapir_regex_group(struct tp_context *c, s64 n, char *buf);
 /* ngroups(): the groups of the hit's last match, matched(0) included;
  * -ESRCH when it failed or there was none. */
 int tapir_regex_ngroups(struct tp_context *c);
+
+/* ---- procfs probes (runtime/procfs.c) ---- */
+
+/* $value = s (append: $value .= s) in a procfs read probe: 0, or, when
+ * the file's buffer is too small, as much as fits and a runtime error
+ * naming the .maxsize() needed (-1). */
+int tp_procfs_set(struct tp_context *c, const char *s, bool append);
+/* $value in a procfs write probe: what was written (dst: MAXSTRINGLEN
+ * bytes). */
+void tp_procfs_get(struct tp_context *c, char *dst);
 
 #endif /* TAPIR_RUNTIME_TAPIR_H */
