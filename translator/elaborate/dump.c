@@ -411,7 +411,7 @@ int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
 		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace,
-		&pp_process, NULL
+		&pp_process, &pp_procfs, NULL
 	};
 
 	(void)s;

@@ -20,7 +20,7 @@
 #define MAX_ALIAS_DEPTH 32
 
 static const struct provider *const providers[] = {
-	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_process,
+	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_process, &pp_procfs,
 	&pp_unsupported, NULL
 };
 
@@ -424,7 +424,7 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 static bool unsupported_family(struct expand *x, const struct probe_point *pp)
 {
 	static const char *const first[] = {
-		"process", "perf", "procfs", "netfilter", "java", "python2",
+		"process", "perf", "netfilter", "java", "python2",
 		"python3", "input", NULL
 	};
 	static const char *const kernel_second[] = {

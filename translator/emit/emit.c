@@ -658,6 +658,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_UPROBE";
 	if (p->tracepoint)
 		return "TP_PROBE_TRACEPOINT";
+	if (p->procfs)
+		return "TP_PROBE_PROCFS";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -1015,6 +1017,17 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		emit_kprobe_fields(em, p, NULL, NULL, o);
 	}
 	process_fields(em, p, o);
+	if (p->procfs) {
+		fprintf(o, "\t\t.procfs = %s,\n",
+			c_string(em, p->procfs, strlen(p->procfs)));
+		if (p->procfs_write)
+			fputs("\t\t.procfs_write = true,\n", o);
+		fprintf(o, "\t\t.procfs_umask = %lld,\n",
+			(long long)p->procfs_umask);
+		if (p->procfs_maxsize)
+			fprintf(o, "\t\t.procfs_maxsize = %lld,\n",
+				(long long)p->procfs_maxsize);
+	}
 	if (p->tracepoint)
 		emit_trace_fields(em, p, po->handler, o);
 	else

@@ -28,7 +28,7 @@ const struct provider pp_core = {
 /* Families Tapir knows by name but does not build yet: a clear error
  * rather than a "mismatch". */
 static const char *const later[] = {
-	"process", "process(s)", "process(n)", "perf", "procfs", "procfs(s)",
+	"process", "process(s)", "process(n)", "perf",
 	"netfilter", "kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
 	"python3", "input", NULL
 };

@@ -22,7 +22,7 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_trace, pp_process, pp_unsupported;
+	pp_trace, pp_process, pp_procfs, pp_unsupported;
 
 /* Free what process() probes read (providers/process.c). */
 void process_free(struct session *s);
