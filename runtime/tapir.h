@@ -331,6 +331,9 @@ void tapir_request_exit(void);
 void tapir_abort(void);
 void tapir_warn(const char *msg);
 void tapir_log(const char *msg);
+/* system(): the loader runs cmd with /bin/sh -c in the background, some
+ * time after the handler (its output goes to the loader's stdout). */
+void tapir_system(const char *cmd);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);

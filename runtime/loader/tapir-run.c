@@ -279,6 +279,20 @@ static void on_signal(int sig)
 	errno = e;
 }
 
+/* In a child that runs a command: the signals as a new program expects. */
+static void default_signals(void)
+{
+	sigset_t none;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 static int setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
@@ -844,16 +858,9 @@ static int start_child(void)
 		const char *path = "/bin/sh";
 		int rc;
 		char go;
-		sigset_t none;
 
 		close(p[1]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		default_signals();
 		/* As staprun: words when the command is plain words, a shell
 		 * when it uses the shell's syntax. */
 		rc = wordexp(R.cmd, &words, WRDE_NOCMD | WRDE_UNDEF);
@@ -1013,6 +1020,38 @@ static void print_stderr(const char *text, size_t n)
 		write_all(STDERR_FILENO, "\n", 1);
 }
 
+/* system(cmd): /bin/sh -c CMD in the background, with the loader's
+ * stdout and stderr (the script's output so far goes first). A child
+ * that forks the command and exits at once, so that the command is
+ * nobody's to wait for here (the -c command's status stays the only one
+ * reaped). */
+static void run_system(const char *text, size_t n)
+{
+	char cmd[TP_PROTO_TEXT_MAX + 1];
+	pid_t pid;
+
+	memcpy(cmd, text, n);
+	cmd[n] = '\0';
+	verbose("system: %s", cmd);
+	out_flush();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err("Fork error (%d): %s", errno, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		default_signals();
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		fprintf(stderr, "ERROR: system: /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 /* Read and handle the queued messages. 1: want STOP, 0, -1: error. */
 static int ctl_messages(struct run_state *s)
 {
@@ -1050,6 +1089,9 @@ static int ctl_messages(struct run_state *s)
 		}
 		case TP_PROTO_STDERR:
 			print_stderr(p, h.len);
+			break;
+		case TP_PROTO_SYSTEM:
+			run_system(p, h.len);
 			break;
 		case TP_PROTO_REQUEST_EXIT:
 			verbose("the module asks to stop");
