@@ -43,12 +43,20 @@
 
 #define TP_PROCFS_ROOT "systemtap"
 
-/* One file: its read and write probes (either may be NULL). */
+/* One file: its read probe and its first write probe (either may be
+ * NULL; the other write probes on the path follow in the table). */
 struct tp_procfs_file {
 	const char *path;
 	const struct tp_probe *read, *write;
 	struct proc_dir_entry *pde;
 };
+
+/* for each write probe p of f, in script order */
+#define tp_procfs_for_writes(f, p)					\
+	for (p = (f)->write; p && p < tapir_module.probes +		\
+	     tapir_module.nprobes; p++)					\
+		if (p->kind == TP_PROBE_PROCFS && p->procfs_write &&	\
+		    strcmp(p->procfs, (f)->path) == 0)
 
 /* An open file's buffer: c->data while its probe runs. */
 struct tp_procfs_buf {
@@ -143,6 +151,7 @@ static ssize_t tp_procfs_write(struct file *filp, const char __user *ubuf,
 	const struct tp_procfs_file *f = pde_data(file_inode(filp));
 	struct tp_procfs_buf *b = filp->private_data;
 	size_t n = min_t(size_t, count, min_t(size_t, b->size, MAXSTRINGLEN) - 1);
+	const struct tp_probe *p;
 
 	if (!f->write)
 		return -EIO;
@@ -155,7 +164,8 @@ static ssize_t tp_procfs_write(struct file *filp, const char __user *ubuf,
 	}
 	b->data[n] = '\0';
 	b->len = n;
-	tp_run_probe(f->write, NULL, 0, b);
+	tp_procfs_for_writes(f, p)
+		tp_run_probe(p, NULL, 0, b);
 	mutex_unlock(&b->lock);
 	*ppos += n;
 	return n;
@@ -195,9 +205,10 @@ int tp_procfs_init(void)
 			f = &tp_pfiles[tp_npfiles++];
 			f->path = p->procfs;
 		}
-		if (p->procfs_write)
-			f->write = p;
-		else
+		if (p->procfs_write) {
+			if (!f->write)
+				f->write = p;
+		} else
 			f->read = p;
 	}
 	return 0;
@@ -254,16 +265,21 @@ static bool tp_procfs_root_empty(void)
 	return d.n == 0;
 }
 
+static umode_t tp_procfs_bits(const struct tp_probe *p, umode_t bits)
+{
+	return bits & ~(p->procfs_umask >= 0 ? (umode_t)p->procfs_umask : 0077);
+}
+
+/* The write bits are the first write probe's (stap 4.8's: a later one's
+ * .umask() changes nothing). */
 static umode_t tp_procfs_mode(const struct tp_procfs_file *f)
 {
 	umode_t mode = 0;
 
 	if (f->read)
-		mode |= 0444 & ~(f->read->procfs_umask >= 0 ?
-				 (umode_t)f->read->procfs_umask : 0077);
+		mode |= tp_procfs_bits(f->read, 0444);
 	if (f->write)
-		mode |= 0222 & ~(f->write->procfs_umask >= 0 ?
-				 (umode_t)f->write->procfs_umask : 0077);
+		mode |= tp_procfs_bits(f->write, 0222);
 	return S_IFREG | mode;
 }
 

@@ -73,13 +73,13 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		elab_error(e, &maxsize->loc, "maxsize must be greater than 0");
 		return -1;
 	}
-	/* one reader and one writer per file */
-	for (const struct dprobe *o = e->prog->probes; o; o = o->next)
-		if (o->procfs && o->procfs_write == write &&
+	/* one read probe per file (as many write probes as wanted:
+	 * input.char and input.line share procfs("__stdin").write) */
+	for (const struct dprobe *o = e->prog->probes; o && !write; o = o->next)
+		if (o->procfs && !o->procfs_write &&
 		    strcmp(o->procfs, path) == 0) {
-			elab_error(e, &first->loc, "only one %s procfs probe can "
-				   "exist for procfs path \"%s\"",
-				   write ? "write" : "read", path);
+			elab_error(e, &first->loc, "only one read procfs probe "
+				   "can exist for procfs path \"%s\"", path);
 			return -1;
 		}
 	umask = comp_named(pp, "umask");
