@@ -1052,6 +1052,39 @@ static void run_system(const char *text, size_t n)
 		;
 }
 
+/* input.char, input.line: when the module has the procfs file
+ * /proc/systemtap/NAME/__stdin (a procfs("__stdin").write probe), the
+ * loader's standard input goes to it one byte per write(), as staprun
+ * does, until its end. -1 when there is no such file. */
+static int open_stdin_file(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", R.name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		verbose("feeding standard input to %s", path);
+	return fd;
+}
+
+/* Standard input is readable: hand it on. False at its end. */
+static bool feed_stdin(int fd)
+{
+	char buf[4096];
+	ssize_t n, i;
+
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	for (i = 0; i < n; i++)
+		while (write(fd, buf + i, 1) < 0 && errno == EINTR)
+			;
+	return true;
+}
+
 /* Read and handle the queued messages. 1: want STOP, 0, -1: error. */
 static int ctl_messages(struct run_state *s)
 {
@@ -1160,7 +1193,8 @@ static int run(void)
 	struct run_state s = { 0 };
 	struct pollfd *pfd;
 	double deadline = R.timeout > 0 ? now() + R.timeout : 0;
-	bool want_stop = false;
+	bool want_stop = false, stdin_tried = false;
+	int stdin_fd = -1, in_slot;
 	double t0 = now();
 	uint64_t delivered;
 	int i, rc;
@@ -1185,7 +1219,7 @@ static int run(void)
 		return -1;
 	}
 	/* room for every CPU that may come online */
-	pfd = calloc((size_t)R.hello.ncpus + 2, sizeof(*pfd));
+	pfd = calloc((size_t)R.hello.ncpus + 3, sizeof(*pfd));
 	if (!pfd) {
 		err("Memory allocation failed.");
 		kill_child();
@@ -1216,7 +1250,12 @@ static int run(void)
 		}
 		if (want_stop && !s.stop_sent)
 			timeout = 0;
-		rc = poll(pfd, (nfds_t)R.ncpus + 2, timeout);
+		/* the last slot: standard input, while it goes to __stdin */
+		in_slot = R.ncpus + 2;	/* (CPUs may come online below) */
+		pfd[in_slot].fd = stdin_fd >= 0 ? STDIN_FILENO : -1;
+		pfd[in_slot].events = POLLIN;
+		pfd[in_slot].revents = 0;
+		rc = poll(pfd, (nfds_t)in_slot + 1, timeout);
 		if (rc < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			break;
@@ -1247,8 +1286,19 @@ static int run(void)
 			break;
 		if (rc > 0)
 			want_stop = true;
-		if (s.started && s.start_status == 0)
+		if (s.started && s.start_status == 0) {
 			release_child();
+			if (!stdin_tried) {
+				stdin_tried = true;
+				stdin_fd = open_stdin_file();
+			}
+		}
+		if (stdin_fd >= 0 &&
+		    (pfd[in_slot].revents & (POLLIN | POLLHUP)) &&
+		    !feed_stdin(stdin_fd)) {
+			close(stdin_fd);
+			stdin_fd = -1;
+		}
 		if (s.started && s.start_status) {
 			kill_child();
 			want_stop = false;	/* the module stops by itself */
@@ -1264,6 +1314,8 @@ static int run(void)
 		out_flush();
 	}
 	free(pfd);
+	if (stdin_fd >= 0)
+		close(stdin_fd);
 	/* everything written before DONE is in the files now */
 	while (read_all_cpus() > 0)
 		merge(false);
