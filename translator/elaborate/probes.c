@@ -425,7 +425,7 @@ static bool unsupported_family(struct expand *x, const struct probe_point *pp)
 {
 	static const char *const first[] = {
 		"process", "perf", "netfilter", "java", "python2",
-		"python3", "input", NULL
+		"python3", NULL
 	};
 	static const char *const kernel_second[] = {
 		"data", "trace", "mark", NULL

@@ -30,7 +30,7 @@ const struct provider pp_core = {
 static const char *const later[] = {
 	"process", "process(s)", "process(n)", "perf",
 	"netfilter", "kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
-	"python3", "input", NULL
+	"python3", NULL
 };
 
 static int not_yet(struct elab *e, const struct probe_point *pp, int pattern,
