@@ -17,8 +17,9 @@
  *   - reading: the read probe runs once per open file, at its first
  *     read(); its $value (at most .maxsize(N) - 1 bytes, by default
  *     STP_PROCFS_BUFSIZE - 1) is what that open file reads;
- *   - writing: each write() hands the write probe at most MAXSTRINGLEN - 1
- *     bytes as $value and returns how many it took;
+ *   - writing: each write() hands the write probes (any number, run in
+ *     script order; the first one's .umask() sets the mode) at most
+ *     MAXSTRINGLEN - 1 bytes as $value and returns how many it took;
  *   - a read of a file without a read probe, or a write of one without a
  *     write probe, fails with EIO (the permissions do not stop root).
  * The probes run in the reader's or writer's process context, with
