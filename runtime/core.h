@@ -167,6 +167,11 @@ int tp_tracepoints_start(void);		/* session start: refusals warn */
 void tp_tracepoints_stop(void);		/* session stop: no handler runs
 					 * after it */
 void tp_tracepoints_free(void);
+/* ---- procfs.c ---- */
+int tp_procfs_init(void);		/* module init: the files */
+int tp_procfs_start(const char **failed);	/* session start: made */
+void tp_procfs_stop(void);		/* removed: no handler runs after */
+void tp_procfs_free(void);
 
 /* ---- netfilter.c ---- */
 int tp_netfilter_init(void);		/* module init: allocation */

@@ -153,6 +153,8 @@ int tp_session_start(void)
 		rc = tp_netfilter_start(&failed);
 	if (rc == 0)
 		rc = tp_perf_start(&failed);
+	if (rc == 0)
+		rc = tp_procfs_start(&failed);
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
 		 * run the error probes; the run is over. */
@@ -167,6 +169,7 @@ int tp_session_start(void)
 		tp_tracepoints_stop();
 		tp_netfilter_stop();
 		tp_perf_stop();
+		tp_procfs_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
 		tp_run_ordered(TP_PROBE_ERROR);
@@ -322,6 +325,7 @@ void tp_session_stop(void)
 	tp_tracepoints_stop();
 	tp_netfilter_stop();
 	tp_perf_stop();
+	tp_procfs_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
 
@@ -378,6 +382,7 @@ static void tp_free_all(void)
 	tp_netfilter_free();
 	tp_uprobes_free();
 	tp_tracepoints_free();
+	tp_procfs_free();
 	tp_kprobes_free();
 	tp_timers_free();
 	tp_contexts_free();
@@ -401,6 +406,8 @@ static int __init tp_module_init(void)
 		rc = tp_netfilter_init();
 	if (rc == 0)
 		rc = tp_perf_init();
+	if (rc == 0)
+		rc = tp_procfs_init();
 	if (rc)
 		goto fail;
 	if (tapir_module.init_globals) {

@@ -178,6 +178,7 @@ enum tp_probe_kind {
 	TP_PROBE_TRACEPOINT,		/* kernel.trace("name") */
 	TP_PROBE_NETFILTER,		/* netfilter.pf("P").hook("H") */
 	TP_PROBE_PERF,			/* perf.type(T).config(C).sample(N) */
+	TP_PROBE_PROCFS,		/* procfs("path").read/.write */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -266,6 +267,16 @@ struct tp_probe {
 	u64 perf_config;
 	u64 perf_period;
 	bool perf_freq;
+
+	/* TP_PROBE_PROCFS: /proc/systemtap/MODULE/procfs, read (the
+	 * handler fills the file with $value) or written (the handler
+	 * reads what was written, in pieces of MAXSTRINGLEN - 1 bytes);
+	 * .umask(N), else -1 (the file is 0400 or 0200); .maxsize(N) of a
+	 * read, else 0 (STP_PROCFS_BUFSIZE) */
+	const char *procfs;
+	bool procfs_write;
+	int procfs_umask;
+	unsigned int procfs_maxsize;
 };
 
 /* A netfilter hit (runtime/netfilter.c): the hook's arguments as the
@@ -350,6 +361,9 @@ void tapir_request_exit(void);
 void tapir_abort(void);
 void tapir_warn(const char *msg);
 void tapir_log(const char *msg);
+/* system(): the loader runs cmd with /bin/sh -c in the background, some
+ * time after the handler (its output goes to the loader's stdout). */
+void tapir_system(const char *cmd);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);
@@ -360,5 +374,15 @@ int tapir_regex_group(struct tp_context *c, s64 n, char *buf);
 /* ngroups(): the groups of the hit's last match, matched(0) included;
  * -ESRCH when it failed or there was none. */
 int tapir_regex_ngroups(struct tp_context *c);
+
+/* ---- procfs probes (runtime/procfs.c) ---- */
+
+/* $value = s (append: $value .= s) in a procfs read probe: 0, or, when
+ * the file's buffer is too small, as much as fits and a runtime error
+ * naming the .maxsize() needed (-1). */
+int tp_procfs_set(struct tp_context *c, const char *s, bool append);
+/* $value in a procfs write probe: what was written (dst: MAXSTRINGLEN
+ * bytes). */
+void tp_procfs_get(struct tp_context *c, char *dst);
 
 #endif /* TAPIR_RUNTIME_TAPIR_H */

@@ -84,6 +84,11 @@ void tapir_warn(const char *msg)
 		tp_stderr_line(small, sizeof(small), "WARNING: ", msg, NULL);
 }
 
+void tapir_system(const char *cmd)
+{
+	tp_transport_system(cmd, strlen(cmd));
+}
+
 /* ---- symbols ---- */
 
 /*

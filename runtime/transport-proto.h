@@ -27,7 +27,7 @@
  *                                       START   (version, target pid)
  *   STDERR* (begin probes' messages)
  *   STARTED (status of the start)
- *   STDERR*, REQUEST_EXIT, CPU_ONLINE*
+ *   STDERR*, REQUEST_EXIT, CPU_ONLINE*, SYSTEM*
  *                                       CONSUMED* (any time after START)
  *                                       STOP    (exit requested, SIGINT,
  *                                                SIGTERM, -T, -c's end)
@@ -103,6 +103,9 @@ enum tp_proto_type {
 	TP_PROTO_REQUEST_EXIT = 4, /* no payload: the script asks to stop */
 	TP_PROTO_DONE = 5,	/* struct tp_proto_done */
 	TP_PROTO_CPU_ONLINE = 6, /* struct tp_proto_cpu: traceN is there now */
+	TP_PROTO_SYSTEM = 7,	/* text: a command for `/bin/sh -c`, which the
+				 * loader starts in the background (system()),
+				 * its output on the loader's stdout */
 	/* loader -> module */
 	TP_PROTO_START = 16,	/* struct tp_proto_start */
 	TP_PROTO_STOP = 17,	/* no payload */

@@ -489,6 +489,16 @@ void tp_transport_stderr(const char *text, size_t len)
 		atomic64_inc(&tp.lost_messages);
 }
 
+bool tp_transport_system(const char *text, size_t len)
+{
+	if (len > TP_PROTO_TEXT_MAX)
+		len = TP_PROTO_TEXT_MAX;
+	if (tp_q_put(TP_PROTO_SYSTEM, text, len, NULL, 0, false))
+		return true;
+	atomic64_inc(&tp.lost_messages);
+	return false;
+}
+
 void tp_transport_request_exit(void)
 {
 	if (atomic_cmpxchg(&tp.exit_requested, 0, 1) == 0 && tp.q)

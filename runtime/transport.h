@@ -43,6 +43,9 @@ int tp_transport_write(const char *buf, size_t len);
 void tp_transport_stderr(const char *text, size_t len);
 /* The script wants to stop (exit(), error limit). Any context. */
 void tp_transport_request_exit(void);
+/* system(): the loader runs text (len bytes) with /bin/sh -c, in the
+ * background; from any context. False when the queue was full. */
+bool tp_transport_system(const char *text, size_t len);
 /* The pid the loader was given (-x) or started (-c); 0 if none. */
 long tp_transport_target_pid(void);
 /* For tests (testsuite/transport/ttest.c): how many of @cpu's

@@ -279,6 +279,20 @@ static void on_signal(int sig)
 	errno = e;
 }
 
+/* In a child that runs a command: the signals as a new program expects. */
+static void default_signals(void)
+{
+	sigset_t none;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 static int setup_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
@@ -844,16 +858,9 @@ static int start_child(void)
 		const char *path = "/bin/sh";
 		int rc;
 		char go;
-		sigset_t none;
 
 		close(p[1]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		default_signals();
 		/* As staprun: words when the command is plain words, a shell
 		 * when it uses the shell's syntax. */
 		rc = wordexp(R.cmd, &words, WRDE_NOCMD | WRDE_UNDEF);
@@ -1013,6 +1020,71 @@ static void print_stderr(const char *text, size_t n)
 		write_all(STDERR_FILENO, "\n", 1);
 }
 
+/* system(cmd): /bin/sh -c CMD in the background, with the loader's
+ * stdout and stderr (the script's output so far goes first). A child
+ * that forks the command and exits at once, so that the command is
+ * nobody's to wait for here (the -c command's status stays the only one
+ * reaped). */
+static void run_system(const char *text, size_t n)
+{
+	char cmd[TP_PROTO_TEXT_MAX + 1];
+	pid_t pid;
+
+	memcpy(cmd, text, n);
+	cmd[n] = '\0';
+	verbose("system: %s", cmd);
+	out_flush();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err("Fork error (%d): %s", errno, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		default_signals();
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		fprintf(stderr, "ERROR: system: /bin/sh: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* input.char, input.line: when the module has the procfs file
+ * /proc/systemtap/NAME/__stdin (a procfs("__stdin").write probe), the
+ * loader's standard input goes to it one byte per write(), as staprun
+ * does, until its end. -1 when there is no such file. */
+static int open_stdin_file(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", R.name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		verbose("feeding standard input to %s", path);
+	return fd;
+}
+
+/* Standard input is readable: hand it on. False at its end. */
+static bool feed_stdin(int fd)
+{
+	char buf[4096];
+	ssize_t n, i;
+
+	n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	for (i = 0; i < n; i++)
+		while (write(fd, buf + i, 1) < 0 && errno == EINTR)
+			;
+	return true;
+}
+
 /* Read and handle the queued messages. 1: want STOP, 0, -1: error. */
 static int ctl_messages(struct run_state *s)
 {
@@ -1050,6 +1122,9 @@ static int ctl_messages(struct run_state *s)
 		}
 		case TP_PROTO_STDERR:
 			print_stderr(p, h.len);
+			break;
+		case TP_PROTO_SYSTEM:
+			run_system(p, h.len);
 			break;
 		case TP_PROTO_REQUEST_EXIT:
 			verbose("the module asks to stop");
@@ -1118,7 +1193,8 @@ static int run(void)
 	struct run_state s = { 0 };
 	struct pollfd *pfd;
 	double deadline = R.timeout > 0 ? now() + R.timeout : 0;
-	bool want_stop = false;
+	bool want_stop = false, stdin_tried = false;
+	int stdin_fd = -1, in_slot;
 	double t0 = now();
 	uint64_t delivered;
 	int i, rc;
@@ -1143,7 +1219,7 @@ static int run(void)
 		return -1;
 	}
 	/* room for every CPU that may come online */
-	pfd = calloc((size_t)R.hello.ncpus + 2, sizeof(*pfd));
+	pfd = calloc((size_t)R.hello.ncpus + 3, sizeof(*pfd));
 	if (!pfd) {
 		err("Memory allocation failed.");
 		kill_child();
@@ -1174,7 +1250,12 @@ static int run(void)
 		}
 		if (want_stop && !s.stop_sent)
 			timeout = 0;
-		rc = poll(pfd, (nfds_t)R.ncpus + 2, timeout);
+		/* the last slot: standard input, while it goes to __stdin */
+		in_slot = R.ncpus + 2;	/* (CPUs may come online below) */
+		pfd[in_slot].fd = stdin_fd >= 0 ? STDIN_FILENO : -1;
+		pfd[in_slot].events = POLLIN;
+		pfd[in_slot].revents = 0;
+		rc = poll(pfd, (nfds_t)in_slot + 1, timeout);
 		if (rc < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			break;
@@ -1205,8 +1286,19 @@ static int run(void)
 			break;
 		if (rc > 0)
 			want_stop = true;
-		if (s.started && s.start_status == 0)
+		if (s.started && s.start_status == 0) {
 			release_child();
+			if (!stdin_tried) {
+				stdin_tried = true;
+				stdin_fd = open_stdin_file();
+			}
+		}
+		if (stdin_fd >= 0 &&
+		    (pfd[in_slot].revents & (POLLIN | POLLHUP)) &&
+		    !feed_stdin(stdin_fd)) {
+			close(stdin_fd);
+			stdin_fd = -1;
+		}
 		if (s.started && s.start_status) {
 			kill_child();
 			want_stop = false;	/* the module stops by itself */
@@ -1222,6 +1314,8 @@ static int run(void)
 		out_flush();
 	}
 	free(pfd);
+	if (stdin_fd >= 0)
+		close(stdin_fd);
 	/* everything written before DONE is in the files now */
 	while (read_all_cpus() > 0)
 		merge(false);

@@ -10,6 +10,8 @@
 #   -G var=val goes to both: to the translator (TOPTS, as stap and tapir
 #       accept it) and as var=val after the module on the loader's
 #       command line (LVARS), which is how stap hands it on to staprun.
+# NAME.stdin (optional): one line, a printf(1) format whose output is the
+# loader's standard input (input.char, input.line), e.g. ab\ncd\n.
 
 . "$(dirname "${BASH_SOURCE[0]}")/../kernel.sh"
 
@@ -26,7 +28,8 @@ modname() {	# modname NAME: a module name (letters, digits, _) for NAME
 
 split_opts() {	# split_opts BASE: TOPTS LOPTS LVARS ARGS OUTFILE from BASE.opts/.args
 	local i=0 w
-	TOPTS=() LOPTS=() LVARS=() OUTFILE=
+	TOPTS=() LOPTS=() LVARS=() OUTFILE= STDIN=
+	[ -f "$1.stdin" ] && STDIN=$(head -n 1 "$1.stdin")
 	words "$1.opts"
 	while [ $i -lt ${#W[@]} ]; do
 		w=${W[$i]}
@@ -57,6 +60,7 @@ shquote() {	# shquote WORD: WORD quoted for the guest's sh
 guest_job() {	# guest_job LOADER KO: the job line for the case last split
 	local j w
 	j=$1
+	[ -n "$STDIN" ] && j="printf $(shquote "$STDIN") | $j"
 	for w in "${LOPTS[@]}"; do j+=" $(shquote "$w")"; done
 	j+=" $2"
 	for w in "${LVARS[@]}"; do j+=" $(shquote "$w")"; done

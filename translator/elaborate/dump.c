@@ -419,7 +419,7 @@ int dump_probe_types(struct session *s, FILE *out)
 {
 	static const struct provider *const all[] = {
 		&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace,
-		&pp_process, &pp_netfilter, &pp_perf, NULL
+		&pp_process, &pp_netfilter, &pp_perf, &pp_procfs, NULL
 	};
 
 	(void)s;

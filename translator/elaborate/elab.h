@@ -112,6 +112,11 @@ struct dprobe {
 	bool perf;
 	bool perf_freq;				/* perf_period is in Hz */
 	int64_t perf_type, perf_config, perf_period;
+	/* procfs("path").read/.write (providers/procfs.c) */
+	const char *procfs;			/* the path, or NULL */
+	bool procfs_write;
+	int64_t procfs_umask;			/* .umask(N), else -1 */
+	int64_t procfs_maxsize;			/* .maxsize(N), else 0 */
 	struct dprobe *next;
 };
 
@@ -122,6 +127,10 @@ struct program {
 	struct dprobe *probes;
 	int nprobes;
 	struct tapset_index *tapsets;
+	/* the first `$value =` and `$value .=` of the procfs probes: as in
+	 * SystemTap, where each is one function for the whole program,
+	 * their run-time errors name these */
+	const struct loc *procfs_set, *procfs_append;
 };
 
 /* Pass 2. Returns NULL when errors were reported. */

@@ -21,7 +21,7 @@
 
 static const struct provider *const providers[] = {
 	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_process,
-	&pp_netfilter, &pp_perf, &pp_perf_process,
+	&pp_netfilter, &pp_perf, &pp_perf_process, &pp_procfs,
 	&pp_unsupported, NULL
 };
 
@@ -425,8 +425,8 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 static bool unsupported_family(struct expand *x, const struct probe_point *pp)
 {
 	static const char *const first[] = {
-		"process", "procfs", "java", "python2",
-		"python3", "input", NULL
+		"process", "java", "python2",
+		"python3", NULL
 	};
 	static const char *const kernel_second[] = {
 		"data", "trace", "mark", NULL

@@ -458,6 +458,50 @@ static void call_function(struct elab *e, struct expr *x)
 	}
 }
 
+/* $value of a procfs probe (providers/procfs.c): a string, the only
+ * target variable there; written (= and .=) in a read probe, read in a
+ * write probe. @store: x is the left side of an assignment whose
+ * operator is op. False when x is not the probe's (an error was
+ * reported). */
+static bool procfs_value(struct elab *e, struct expr *x, bool store, int op)
+{
+	const struct dprobe *p = e->probe;
+
+	if (x->kind != E_TARGET || strcmp(x->str, "value") != 0) {
+		elab_error(e, &x->loc, "invalid target symbol for procfs probe, "
+			   "$value expected");
+		return false;
+	}
+	if (x->chain) {
+		elab_error(e, &x->chain->loc, "procfs variable '$value' may not "
+			   "be used as %s", x->chain->field ? "a structure" :
+			   "array");
+		return false;
+	}
+	if (x->pretty || x->addr) {
+		elab_error(e, &x->loc, "procfs variable '$value' is a string: "
+			   "'%s' does not apply", x->addr ? "&" : "$");
+		return false;
+	}
+	if (store && p->procfs_write) {
+		elab_error(e, &x->loc, "procfs $value variable is read-only in "
+			   "a procfs write probe");
+		return false;
+	}
+	if (store && op != OP_ASSIGN && op != OP_CONCAT) {
+		elab_error(e, &x->loc, "Only the following assign operators "
+			   "are implemented on procfs read target variables: "
+			   "'=', '.='");
+		return false;
+	}
+	if (!store && !p->procfs_write) {
+		elab_error(e, &x->loc, "procfs $value variable cannot be read "
+			   "in a procfs read probe");
+		return false;
+	}
+	return true;
+}
+
 /* Where a value may be stored. Target variables need -g to be written. */
 static struct symbol *lvalue(struct elab *e, struct expr *x,
 			     const struct loc *op)
@@ -477,6 +521,11 @@ static struct symbol *lvalue(struct elab *e, struct expr *x,
 	case E_CAST:
 	case E_ATVAR:
 	case E_AUTOCAST:
+		if (e->probe && e->probe->procfs && x->kind == E_TARGET) {
+			/* = and .= do not come here: ++, -- */
+			procfs_value(e, x, true, OP_INC);
+			return NULL;
+		}
 		resolve_expr(e, x);
 		if (x->kind == E_VAR)	/* a netfilter probe's $verdict */
 			return x->ref;
@@ -502,6 +551,11 @@ static void target_use(struct elab *e, struct expr *x)
 {
 	if (e->fn)
 		e->fn->uses_targets = true;
+	if (e->probe && e->probe->procfs &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR)) {
+		procfs_value(e, x, false, 0);
+		return;
+	}
 	if ((x->kind == E_TARGET || x->kind == E_CTXVAR) &&
 	    strcmp(x->str, "return") == 0 && e->probe &&
 	    !e->probe->is_return) {
@@ -591,10 +645,27 @@ void resolve_expr(struct elab *e, struct expr *x)
 		break;
 	case E_ASSIGN:
 		resolve_expr(e, x->b);
+		if (e->probe && e->probe->procfs &&
+		    (x->a->kind == E_TARGET || x->a->kind == E_CTXVAR)) {
+			if (procfs_value(e, x->a, true, x->op)) {
+				const struct loc **first = x->op == OP_ASSIGN ?
+					&e->prog->procfs_set :
+					&e->prog->procfs_append;
+
+				if (!*first)
+					*first = &x->a->loc;
+			}
+			break;
+		}
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);
 		break;
 	case E_CREMENT:
+		if (e->probe && e->probe->procfs &&
+		    (x->a->kind == E_TARGET || x->a->kind == E_CTXVAR)) {
+			procfs_value(e, x->a, true, x->op);
+			break;
+		}
 		/* x++ whose value is used reads x (see resolve_effect) */
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);

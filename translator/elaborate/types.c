@@ -641,6 +641,11 @@ static enum vtype infer(struct elab *e, struct expr *x, enum vtype want)
 			t = want != TYPE_UNKNOWN ? want : TYPE_LONG;
 		break;
 	case E_TARGET:
+		if (e->probe && e->probe->procfs) {
+			t = TYPE_STRING;	/* $value */
+			break;
+		}
+		/* fall through */
 	case E_CAST:
 	case E_ATVAR:
 	case E_AUTOCAST:
@@ -826,10 +831,12 @@ static void walk_all(struct elab *e)
 {
 	for (struct dprobe *p = e->prog->probes; p; p = p->next) {
 		e->fn = NULL;
+		e->probe = p;
 		infer_stmt(e, p->body);
 		if (p->cond)
 			infer_cond(e, p->cond);
 	}
+	e->probe = NULL;
 	for (struct function *fn = e->prog->functions; fn; fn = fn->next) {
 		if (!fn->used || !fn->decl->body)
 			continue;

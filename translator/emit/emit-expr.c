@@ -578,6 +578,36 @@ static bool is_scalar(const struct expr *x)
 	return x->kind == E_VAR && sym && (!sym->global || sym->arity == 0);
 }
 
+/* $value of a procfs probe (runtime/procfs.c): = and .= in a read probe
+ * fill the file's buffer, a write probe reads what was written. */
+static struct val emit_procfs_assign(struct body *b, struct expr *x)
+{
+	struct em *em = b->em;
+	bool append = x->op == OP_CONCAT;
+	const struct loc *l = append ? em->prog->procfs_append :
+				       em->prog->procfs_set;
+	const char *near = near_text(em, "identifier", "$value",
+				     l ? l : &x->a->loc);
+	struct val v = emit_expr(b, x->b);
+
+	out(b, "if (tp_procfs_set(c, %s, %s)) {", v.c,
+	    append ? "true" : "false");
+	out(b, "	c->last_stmt = %s;", c_string(em, near, strlen(near)));
+	b->ind++;
+	err_jump(b);
+	b->ind--;
+	out(b, "}");
+	return v;
+}
+
+static struct val emit_procfs_value(struct body *b)
+{
+	const char *t = tmp_new(b, TMP_STR);
+
+	out(b, "tp_procfs_get(c, %s);", t);
+	return mkval(t, TYPE_STRING, true);
+}
+
 static struct val emit_assign(struct body *b, struct expr *x)
 {
 	struct em *em = b->em;
@@ -592,6 +622,8 @@ static struct val emit_assign(struct body *b, struct expr *x)
 	}
 	if (lhs->kind == E_INDEX)
 		return emit_index_assign(b, x);
+	if (lhs->kind == E_TARGET && b->probe && b->probe->procfs)
+		return emit_procfs_assign(b, x);
 	if (lhs->kind == E_TARGET || lhs->kind == E_CAST ||
 	    lhs->kind == E_ATVAR)
 		return emit_dwarf_assign(b, x);
@@ -1052,6 +1084,9 @@ struct val emit_expr(struct body *b, struct expr *x)
 			 "iterated over");
 		return mkval("0", TYPE_LONG, true);
 	case E_TARGET:
+		if (b->probe && b->probe->procfs)
+			return emit_procfs_value(b);
+		/* fall through */
 	case E_CTXVAR:
 	case E_CAST:
 	case E_ATVAR:

@@ -662,6 +662,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_NETFILTER";
 	if (p->perf)
 		return "TP_PROBE_PERF";
+	if (p->procfs)
+		return "TP_PROBE_PROCFS";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -1074,6 +1076,17 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 			(unsigned long long)p->perf_config,
 			(long long)p->perf_period,
 			p->perf_freq ? "\t\t.perf_freq = true,\n" : "");
+	if (p->procfs) {
+		fprintf(o, "\t\t.procfs = %s,\n",
+			c_string(em, p->procfs, strlen(p->procfs)));
+		if (p->procfs_write)
+			fputs("\t\t.procfs_write = true,\n", o);
+		fprintf(o, "\t\t.procfs_umask = %lld,\n",
+			(long long)p->procfs_umask);
+		if (p->procfs_maxsize)
+			fprintf(o, "\t\t.procfs_maxsize = %lld,\n",
+				(long long)p->procfs_maxsize);
+	}
 	if (p->tracepoint)
 		emit_trace_fields(em, p, po->handler, o);
 	else

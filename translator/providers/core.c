@@ -28,9 +28,9 @@ const struct provider pp_core = {
 /* Families Tapir knows by name but does not build yet: a clear error
  * rather than a "mismatch". */
 static const char *const later[] = {
-	"process", "process(s)", "process(n)", "procfs", "procfs(s)",
+	"process", "process(s)", "process(n)",
 	"kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
-	"python3", "input", NULL
+	"python3", NULL
 };
 
 int pp_not_yet(struct elab *e, const struct probe_point *pp, int pattern,

@@ -22,7 +22,8 @@ struct provider {
 };
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
-	pp_trace, pp_process, pp_netfilter, pp_perf, pp_perf_process, pp_unsupported;
+	pp_trace, pp_process, pp_netfilter, pp_perf, pp_perf_process, pp_procfs,
+	pp_unsupported;
 
 /* The resolve() of families known by name but not built yet: -1. */
 int pp_not_yet(struct elab *e, const struct probe_point *pp, int pattern,

@@ -75,6 +75,12 @@ void tp_transport_stderr(const char *text, size_t len)
 	tp_stub_lines("tapir-err: ", text, len);
 }
 
+bool tp_transport_system(const char *text, size_t len)
+{
+	tp_stub_lines("tapir-system: ", text, len);
+	return true;
+}
+
 void tp_transport_request_exit(void)
 {
 	schedule_work(&tp_stub_stop_work);
