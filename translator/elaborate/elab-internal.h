@@ -9,6 +9,7 @@ struct tapset_file {
 	const struct srcfile *src;
 	struct script *script;
 	bool loaded;			/* its definitions are in the program */
+	bool probes_added;		/* its own probes too (elaborate()) */
 	struct tapset_file *next;
 };
 

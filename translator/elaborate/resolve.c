@@ -958,6 +958,42 @@ static void check_duplicates(struct elab *e)
 			}
 }
 
+/*
+ * The plain probes of the tapset files the program loaded (a file that
+ * keeps state up to date, such as target_set.stp's fork and exit
+ * probes), after the user's: they join with the file, as in stap. Their
+ * bodies may load more files, whose probes join in turn.
+ */
+static void add_tapset_probes(struct elab *e)
+{
+	bool again = true;
+	int done = e->nwork;
+
+	while (again) {
+		again = false;
+		for (struct tapset_file *f = e->idx->files; f; f = f->next) {
+			struct dprobe *last = e->prog->probes;
+
+			if (!f->loaded || f->probes_added)
+				continue;
+			f->probes_added = true;
+			while (last && last->next)
+				last = last->next;
+			for (const struct decl *d = f->script->decls; d;
+			     d = d->next)
+				if (d->kind == D_PROBE) {
+					probes_expand(e, d);
+					again = true;
+				}
+			for (struct dprobe *p = last ? last->next :
+			     e->prog->probes; p; p = p->next)
+				resolve_probe(e, p);
+			for (; done < e->nwork; done++)
+				resolve_function(e, e->work[done]);
+		}
+	}
+}
+
 struct program *elaborate(struct session *s, struct script *user)
 {
 	struct elab e;
@@ -988,6 +1024,7 @@ struct program *elaborate(struct session *s, struct script *user)
 			}
 	for (int i = 0; i < e.nwork; i++)
 		resolve_function(&e, e.work[i]);
+	add_tapset_probes(&e);
 	check_calls_in_foreach(&e);
 	/* the call graph served its purpose */
 	for (struct function *f = prog->functions; f; f = f->next) {
