@@ -38,8 +38,9 @@
 #     in a folder holding a copy of NAME.stp (so messages name NAME.stp);
 #     MOD is NAME with - replaced by _. JOBS builds at a time. A script
 #     that calls symname, symdata, probefunc, modname, a backtrace or a
-#     _syms function is built with -d kernel against $ORACLE_DIR/kbuild-ksyms, the same tree
-#     plus the -dbg package's vmlinux: without the kernel's symbols in the
+#     _syms function is built with -d kernel against
+#     $ORACLE_DIR/kbuild-ksyms, the same tree plus the -dbg package's
+#     vmlinux: without the kernel's symbols in the
 #     module, stap prints raw addresses for them and warns "Missing unwind
 #     data for a module" (Tapir looks the symbols up in the running kernel).
 #  4. Boots the guest (tools/tapir-vm) once per BATCH cases, with staprun,
