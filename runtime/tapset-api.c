@@ -56,6 +56,21 @@ long tapir_target_pid(void)
 	return tp_transport_target_pid();
 }
 
+long tapir_loader_pid(void)
+{
+	return tp_transport_loader_pid();
+}
+
+int tapir_tz_gmtoff(void)
+{
+	return tp_transport_tz_gmtoff();
+}
+
+const char *tapir_tz_name(void)
+{
+	return tp_transport_tz_name();
+}
+
 void tapir_request_exit(void)
 {
 	tp_request_exit();

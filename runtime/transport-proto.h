@@ -81,7 +81,7 @@
 #endif
 
 #ifndef TP_PROTO_VERSION		/* -D only to test the mismatch */
-#define TP_PROTO_VERSION	2
+#define TP_PROTO_VERSION	3
 #endif
 #define TP_PROTO_MAGIC		0x52495054u	/* "TPIR" in memory order */
 #define TP_PROTO_FRAME_MAGIC		0x4d415246u	/* "FRAM" */
@@ -153,6 +153,12 @@ struct tp_proto_start {
 	uint32_t flags;		/* TP_PROTO_START_* */
 	uint32_t reserved;
 	int64_t target_pid;	/* target(): -x PID, or -c's command */
+	int64_t loader_pid;	/* stp_pid(): the loader's own pid */
+	int32_t tz_gmtoff;	/* tz_gmtoff(): the loader's local time
+				 * zone, in seconds west of UTC */
+	uint32_t reserved2;
+	char tz_name[32];	/* tz_name(): its abbreviation ("UTC",
+				 * "CET"), NUL-terminated */
 };
 
 struct tp_proto_started {

@@ -154,6 +154,9 @@ static struct {
 	atomic_t ctl_open;
 	bool closing;			/* unloading: readers stop waiting */
 	long target_pid;
+	long loader_pid;		/* START's, for stp_pid() */
+	int tz_gmtoff;			/* START's, for tz_gmtoff() */
+	char tz_name[32];		/* START's, for tz_name() */
 } tp;
 
 /* ---- The control queue ---- */
@@ -510,6 +513,22 @@ long tp_transport_target_pid(void)
 	return READ_ONCE(tp.target_pid);
 }
 
+/* Set once by START, before any probe runs; read-only afterwards. */
+long tp_transport_loader_pid(void)
+{
+	return tp.loader_pid;
+}
+
+int tp_transport_tz_gmtoff(void)
+{
+	return tp.tz_gmtoff;
+}
+
+const char *tp_transport_tz_name(void)
+{
+	return tp.tz_name;
+}
+
 
 /* ---- Session commands (process context) ---- */
 
@@ -545,6 +564,10 @@ static int tp_cmd_start(const struct tp_proto_start *s)
 	}
 	WRITE_ONCE(tp.target_pid,
 		   (s->flags & TP_PROTO_START_TARGET) ? (long)s->target_pid : 0);
+	tp.loader_pid = (long)s->loader_pid;
+	tp.tz_gmtoff = s->tz_gmtoff;
+	memcpy(tp.tz_name, s->tz_name, sizeof(tp.tz_name));
+	tp.tz_name[sizeof(tp.tz_name) - 1] = '\0';
 	tp.state = TP_T_STARTED;
 	st.status = tp_session_start();
 	tp_q_put(TP_PROTO_STARTED, &st, sizeof(st), NULL, 0, true);

@@ -48,6 +48,10 @@ void tp_transport_request_exit(void);
 bool tp_transport_system(const char *text, size_t len);
 /* The pid the loader was given (-x) or started (-c); 0 if none. */
 long tp_transport_target_pid(void);
+/* START's loader pid, time zone offset (seconds west of UTC) and name. */
+long tp_transport_loader_pid(void);
+int tp_transport_tz_gmtoff(void);
+const char *tp_transport_tz_name(void);
 /* For tests (testsuite/transport/ttest.c): how many of @cpu's
  * sub-buffers a flush completed, relay made (completed) and the loader
  * read. */

@@ -1184,6 +1184,22 @@ static void report(const struct run_state *s)
 			(unsigned long long)R.gaps);
 }
 
+/* START's facts about the loader: its pid (stp_pid()) and local time
+ * zone (tz_gmtoff(), tz_name()), as at startup. */
+static void start_tz(struct tp_proto_start *st)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	st->loader_pid = getpid();
+	tzset();
+	if (!localtime_r(&t, &tm))
+		return;
+	st->tz_gmtoff = (int32_t)-tm.tm_gmtoff;
+	if (tm.tm_zone)
+		snprintf(st->tz_name, sizeof(st->tz_name), "%s", tm.tm_zone);
+}
+
 static int run(void)
 {
 	struct tp_proto_start st = {
@@ -1208,6 +1224,7 @@ static int run(void)
 		st.flags |= TP_PROTO_START_TARGET;
 		st.target_pid = R.xpid;
 	}
+	start_tz(&st);
 	if (send_msg(TP_PROTO_START, &st, sizeof(st)) < 0) {
 		if (errno == EPROTO)
 			err("Module %s refused to start: transport protocol version "

@@ -1,13 +1,17 @@
 # functions.awk - Tapir's `--dump-functions` against stap 4.8's.
 #
-# usage: awk -f functions.awk functions.stap functions.have TAPIR-OUTPUT
+# usage: awk -f functions.awk functions.stap functions.have \
+#            functions.missing TAPIR-OUTPUT
 #
 # Each function Tapir lists that stap 4.8 also has must have one of
 # stap's signatures for that name, compared without the parameter names
 # and comments (name:type (type, ...)); stap's "unknown" (an untyped
 # function) matches any type. Every name in functions.have (what Tapir
-# had when it was last written) must still be listed. One line per
-# difference; exit status 1 when there is any.
+# had when it was last written) must still be listed. functions.missing
+# is exactly the names of stap's list that Tapir lacks: a name Tapir
+# gains must leave it (the list only shrinks), and a stap name Tapir
+# lacks must be in it. One line per difference; exit status 1 when there
+# is any.
 function shape(line,    s, head, args, n, a, i, t) {
 	sub(/ \/\*.*$/, "", line)
 	head = line; sub(/ \(.*$/, "", head)
@@ -35,6 +39,7 @@ function same(a, b,    x, y, n, i) {
 }
 FILENAME == ARGV[1] { stap[name_of($0)] = stap[name_of($0)] "\n" shape($0); next }
 FILENAME == ARGV[2] { had[$1] = 1; next }
+FILENAME == ARGV[3] { missing[$1] = 1; next }
 {
 	n = name_of($0)
 	ours[n] = 1
@@ -50,5 +55,15 @@ FILENAME == ARGV[2] { had[$1] = 1; next }
 END {
 	for (n in had)
 		if (!(n in ours)) { print "no longer listed: " n; bad = 1 }
+	for (n in missing)
+		if (n in ours) {
+			print "listed now, remove it from functions.missing: " n
+			bad = 1
+		}
+	for (n in stap)
+		if (!(n in ours) && !(n in missing)) {
+			print "stap's " n " is neither listed nor in functions.missing"
+			bad = 1
+		}
 	exit bad
 }

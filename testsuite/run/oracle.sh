@@ -37,9 +37,10 @@
 #            [translator options] NAME.stp [args]
 #     in a folder holding a copy of NAME.stp (so messages name NAME.stp);
 #     MOD is NAME with - replaced by _. JOBS builds at a time. A script
-#     that calls symname, symdata, probefunc or a backtrace function is
-#     built with -d kernel against $ORACLE_DIR/kbuild-ksyms, the same tree
-#     plus the -dbg package's vmlinux: without the kernel's symbols in the
+#     that calls symname, symdata, probefunc, modname, a backtrace or a
+#     _syms function is built with -d kernel against
+#     $ORACLE_DIR/kbuild-ksyms, the same tree plus the -dbg package's
+#     vmlinux: without the kernel's symbols in the
 #     module, stap prints raw addresses for them and warns "Missing unwind
 #     data for a module" (Tapir looks the symbols up in the running kernel).
 #  4. Boots the guest (tools/tapir-vm) once per BATCH cases, with staprun,
@@ -77,7 +78,7 @@ if [ "${1:-}" = --build ]; then
 	rm -rf "$O/build/$n" && mkdir -p "$O/build/$n" && cp "$n.stp" "$O/build/$n/" || exit 2
 	cd "$O/build/$n" || exit 2
 	kb=$O/kbuild x=()
-	if grep -qE '(symname|symdata|probefunc|backtrace)[[:space:]]*\(' "$n.stp"; then
+	if grep -qE '(symname|symdata|probefunc|backtrace|_syms|modname)[[:space:]]*\(' "$n.stp"; then
 		kb=$O/kbuild-ksyms x=(-d kernel)
 	fi
 	[ -n "${TIER_TREE:-}" ] && kb=$TIER_TREE

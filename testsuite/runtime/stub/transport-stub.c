@@ -90,3 +90,18 @@ long tp_transport_target_pid(void)
 {
 	return 0;
 }
+
+long tp_transport_loader_pid(void)
+{
+	return 0;
+}
+
+int tp_transport_tz_gmtoff(void)
+{
+	return 0;
+}
+
+const char *tp_transport_tz_name(void)
+{
+	return "";
+}
