@@ -1028,7 +1028,10 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		fputs("\t},\n", o);
 		return;
 	}
-	if (p->priority)
+	/* (the lowest of all, init's, has no literal: -N is N negated) */
+	if (p->priority == INT64_MIN)
+		fputs("\t\t.priority = S64_MIN,\n", o);
+	else if (p->priority)
 		fprintf(o, "\t\t.priority = %lldLL,\n", (long long)p->priority);
 	if (p->unit) {
 		static const struct { const char *unit; int64_t ns; } units[] = {
