@@ -65,6 +65,7 @@ struct elab {
 	bool final;			/* last round: report what stays unknown */
 	int dead;			/* > 0: code dropped before types */
 	int untaken;			/* > 0: in a branch if (N) never takes */
+	unsigned nreads;		/* symbols read so far (first_read) */
 };
 
 /* tapset.c */
@@ -94,12 +95,17 @@ void elab_note(struct elab *e, const struct loc *l, const char *fmt, ...)
 /* Up to five names from 'names' close to 'word', ", "-joined, or NULL. */
 const char *similar_names(struct session *s, const char *word,
 			  const char *const *names, int n);
+/* The same without a distance limit, word itself too when self is set
+ * (SystemTap's never-assigned warnings list them so). */
+const char *nearest_names(struct session *s, const char *word,
+			  const char *const *names, int n, bool self);
 
 /* types.c */
 void types_infer(struct elab *e);
 
 /* optimize.c */
 void optimize_program(struct elab *e);
+void warn_unassigned(struct elab *e);
 
 /* entry.c: @entry(expr) that the entry handler cannot compute becomes
  * a thread-keyed global set by an entry twin of the return probe. */

@@ -32,6 +32,10 @@ struct symbol {
 	bool wrap;
 	unsigned reads, writes;
 	unsigned dead_reads, dead_writes;	/* of those, in if (0) code */
+	/* for the never-assigned warnings: uses anywhere, if (0) code too */
+	bool assigned;
+	unsigned first_read;		/* 1 + the order of its first read */
+	struct loc read_loc;		/* where it is first read */
 	bool print_at_exit;		/* a global written but never read */
 	const struct expr *hist;	/* the histogram it is used with */
 	struct symbol *next;

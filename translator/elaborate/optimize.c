@@ -14,9 +14,11 @@
  * elides an unused user_string() too), or the sprint family; an
  * embedded-C expression has none when it says so with a pure pragma.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "elab-internal.h"
+#include "xalloc.h"
 
 static bool effect(const struct expr *x, bool in_fn);
 static void unread(struct expr *x);
@@ -250,6 +252,132 @@ static void drop_unused_locals(struct symbol **lp)
 		else
 			*lp = (*lp)->next;
 	}
+}
+
+/* ---- never-assigned variables ---- */
+
+struct unassigned {
+	struct elab *e;
+	const char **names;		/* the candidates for "similar" */
+	int n, cap;
+	const struct loc **warned;	/* one warning per place */
+	int nwarned;
+};
+
+static void add_name(struct unassigned *u, const char *name)
+{
+	if (u->n == u->cap) {
+		u->cap = u->cap ? 2 * u->cap : 16;
+		u->names = xrealloc(u->names, (size_t)u->cap * sizeof(*u->names));
+	}
+	u->names[u->n++] = name;
+}
+
+static bool never_assigned(const struct symbol *sym)
+{
+	return sym->first_read && !sym->assigned && !sym->param &&
+	       sym->read_loc.file && !sym->read_loc.file->privileged;
+}
+
+/* Warn, once per place, about sym, with the nearest of the candidates
+ * (the scope's other variables and the globals) as its similar. */
+static void warn_one(struct unassigned *u, const struct symbol *sym,
+		     const char *kind, const struct loc *l)
+{
+	const char *sim;
+
+	for (int i = 0; i < u->nwarned; i++)
+		if (u->warned[i]->file == l->file &&
+		    u->warned[i]->line == l->line && u->warned[i]->col == l->col)
+			return;
+	u->warned = xrealloc(u->warned, (size_t)(u->nwarned + 1) *
+			     sizeof(*u->warned));
+	u->warned[u->nwarned++] = l;
+	sim = nearest_names(u->e->s, sym->name, u->names, u->n, sym->global);
+	if (sim)
+		elab_warn(u->e, l, "never-assigned %s variable '%s' (similar: "
+			  "%s)", kind, sym->name, sim);
+	else
+		elab_warn(u->e, l, "never-assigned %s variable '%s'", kind,
+			  sym->name);
+}
+
+/* The locals of one probe or function that are read but never assigned:
+ * similar to the scope's other variables and to the globals (names[0..
+ * nglobals)). */
+static int by_first_read(const void *a, const void *b)
+{
+	const struct symbol *x = *(const struct symbol *const *)a;
+	const struct symbol *y = *(const struct symbol *const *)b;
+
+	return x->first_read < y->first_read ? -1 : x->first_read > y->first_read;
+}
+
+/* The never-assigned among syms, in the order they are first read. */
+static int unassigned_of(struct symbol *syms, bool script_globals,
+			 struct symbol ***out)
+{
+	struct symbol **v = NULL;
+	int n = 0;
+
+	for (struct symbol *sym = syms; sym; sym = sym->next) {
+		if (!never_assigned(sym) ||
+		    (script_globals && sym->decl->loc.file->privileged))
+			continue;
+		v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+		v[n++] = sym;
+	}
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), by_first_read);
+	*out = v;
+	return n;
+}
+
+static void warn_scope(struct unassigned *u, int nglobals,
+		       const struct symbol *params, struct symbol *locals)
+{
+	struct symbol **v;
+	int n = unassigned_of(locals, false, &v);
+
+	for (int i = 0; i < n; i++) {
+		u->n = nglobals;
+		for (const struct symbol *o = params; o; o = o->next)
+			add_name(u, o->name);
+		for (const struct symbol *o = locals; o; o = o->next)
+			if (o != v[i])
+				add_name(u, o->name);
+		warn_one(u, v[i], "local", &v[i]->read_loc);
+	}
+	free(v);
+}
+
+/* As SystemTap's optimizer does: a variable the script reads and nothing
+ * assigns (not even in code that is dropped) gets a warning with the
+ * names it may have meant, locals at their first read, scope by scope,
+ * then globals at their declaration, in the order they are first read;
+ * before types are inferred (a variable nothing assigns often has none),
+ * and not with -u, which keeps the optimizer out. */
+void warn_unassigned(struct elab *e)
+{
+	struct unassigned u = { .e = e };
+	struct symbol **g;
+	int nglobals, ng;
+
+	for (struct symbol *sym = e->prog->globals; sym; sym = sym->next)
+		add_name(&u, sym->name);
+	nglobals = u.n;
+	for (struct dprobe *p = e->prog->probes; p; p = p->next)
+		warn_scope(&u, nglobals, NULL, p->locals);
+	for (struct function *fn = e->prog->functions; fn; fn = fn->next)
+		if (fn->used)
+			warn_scope(&u, nglobals, fn->params, fn->locals);
+	u.n = nglobals;
+	ng = unassigned_of(e->prog->globals, true, &g);
+	for (int i = 0; i < ng; i++)
+		warn_one(&u, g[i], "global", &g[i]->decl->loc);
+	free(g);
+	free(u.names);
+	free(u.warned);
 }
 
 void optimize_program(struct elab *e)

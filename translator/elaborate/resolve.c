@@ -91,22 +91,22 @@ static int distance(const char *a, const char *b)
 	return row[lb];
 }
 
-const char *similar_names(struct session *s, const char *word,
-			  const char *const *names, int n)
+/* The five names nearest to word within limit edits (limit < 0: any),
+ * by distance then name; word itself counts only when exact is set. */
+static const char *nearest(struct session *s, const char *word,
+			   const char *const *names, int n, int limit,
+			   bool exact)
 {
 	const char *best[5];
 	int bestd[5], nbest = 0;
-	int limit = (int)strlen(word) / 3 + 1;
 	char *out;
 	size_t len = 0;
 
-	if (limit > 4)
-		limit = 4;
 	for (int i = 0; i < n; i++) {
 		int d = distance(word, names[i]), k;
 		bool dup = false;
 
-		if (d > limit || d == 0)
+		if ((limit >= 0 && d > limit) || (d == 0 && !exact))
 			continue;
 		for (k = 0; k < nbest; k++)
 			if (strcmp(best[k], names[i]) == 0)
@@ -140,6 +140,20 @@ const char *similar_names(struct session *s, const char *word,
 			strcat(out, ", ");
 	}
 	return out;
+}
+
+const char *similar_names(struct session *s, const char *word,
+			  const char *const *names, int n)
+{
+	int limit = (int)strlen(word) / 3 + 1;
+
+	return nearest(s, word, names, n, limit > 4 ? 4 : limit, false);
+}
+
+const char *nearest_names(struct session *s, const char *word,
+			  const char *const *names, int n, bool self)
+{
+	return nearest(s, word, names, n, -1, self);
 }
 
 /* ---- scopes ---- */
@@ -307,8 +321,13 @@ static struct symbol *resolve_name(struct elab *e, const char *name,
 
 /* A use that counts toward printing at exit and eliding: none in code
  * that pass 2 drops (e->dead), as SystemTap drops it before counting. */
-static void note_read(struct elab *e, struct symbol *sym)
+static void note_read(struct elab *e, struct symbol *sym,
+		      const struct loc *l)
 {
+	if (sym && !sym->first_read) {
+		sym->first_read = ++e->nreads;
+		sym->read_loc = *l;
+	}
 	if (sym && !e->dead) {
 		sym->reads++;
 		if (e->untaken)
@@ -319,6 +338,8 @@ static void note_read(struct elab *e, struct symbol *sym)
 static void record_write(struct elab *e, struct symbol *sym,
 			 const struct loc *l)
 {
+	if (sym)
+		sym->assigned = true;
 	if (!sym || e->dead)
 		return;
 	sym->writes++;
@@ -588,6 +609,7 @@ static void target_use(struct elab *e, struct expr *x)
 			sym->type = TYPE_LONG;
 			sym->type_loc = x->loc;
 			sym->writes++;
+			sym->assigned = true;
 		}
 		return;
 	}
@@ -631,14 +653,14 @@ void resolve_expr(struct elab *e, struct expr *x)
 		break;
 	case E_VAR:
 		x->ref = sym = resolve_name(e, x->str, &x->loc, 0);
-		note_read(e, sym);
+		note_read(e, sym, &x->loc);
 		break;
 	case E_INDEX:
 	case E_IN:
 		for (struct expr *a = x->args; a; a = a->next, n++)
 			resolve_expr(e, a);
 		x->ref = sym = resolve_name(e, x->str, &x->loc, n);
-		note_read(e, sym);
+		note_read(e, sym, &x->loc);
 		break;
 	case E_CALL:
 		call_function(e, x);
@@ -669,7 +691,7 @@ void resolve_expr(struct elab *e, struct expr *x)
 		/* x++ whose value is used reads x (see resolve_effect) */
 		sym = lvalue(e, x->a, &x->loc);
 		record_write(e, sym, &x->loc);
-		note_read(e, sym);
+		note_read(e, sym, &x->loc);
 		break;
 	case E_TARGET:
 	case E_CAST:
@@ -792,7 +814,7 @@ static void resolve_foreach(struct elab *e, struct stmt *st)
 			resolve_expr(e, a);
 		arr->ref = sym = resolve_name(e, arr->str, &arr->loc,
 					      fe->nkeys);
-		note_read(e, sym);
+		note_read(e, sym, &arr->loc);
 	}
 	for (struct expr *k = fe->keys; k; k = k->next) {
 		k->ref = sym = resolve_name(e, k->str, &k->loc, 0);
@@ -1103,6 +1125,8 @@ struct program *elaborate(struct session *s, struct script *user)
 	}
 	check_duplicates(&e);
 	if (s->errors == errors) {
+		if (!s->keep_unused)
+			warn_unassigned(&e);
 		types_infer(&e);
 		if (s->errors == errors)
 			optimize_program(&e);

@@ -185,6 +185,7 @@ void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f)
 				g->type_loc = d->init->loc;
 				g->arity = 0;
 				g->writes++;
+				g->assigned = true;
 			}
 			g->next = e->prog->globals;
 			e->prog->globals = g;
