@@ -1221,9 +1221,12 @@ static void setup_globals(struct em *em)
 
 		g->index = i;
 		g->cname = cname(em, "g_", g->sym->name);
+		/* -G VAR=VAL sets any scalar but a tapset's private one
+		 * (argv_1 of the argv tapset too, as in SystemTap) */
 		g->param = g->sym->arity == 0 && g->sym->type != TYPE_STATS &&
 			   g->sym->type != TYPE_UNKNOWN &&
-			   !g->sym->decl->loc.file->privileged;
+			   !(g->sym->decl->private_ &&
+			     g->sym->decl->loc.file->privileged);
 	}
 }
 
