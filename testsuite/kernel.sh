@@ -17,7 +17,7 @@
 #
 # A machine may have any number of kernels; only the one named is used.
 
-KERNEL_REFERENCE=$(sed -n '/^[^#[:space:]]/{p;q;}' "$(dirname "${BASH_SOURCE[0]}")/../tools/kernels" 2>/dev/null)
+KERNEL_REFERENCE=$(sed -n '/^[^#[:space:]]/{s/[[:space:]].*//;p;q;}' "$(dirname "${BASH_SOURCE[0]}")/../tools/kernels" 2>/dev/null)
 KERNEL_RELEASE=${TAPIR_KERNEL:-$KERNEL_REFERENCE}
 KERNEL_SERIES=$(echo "$KERNEL_RELEASE" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 KERNEL_HEADERS= KERNEL_IMAGE= KERNEL_DEBUGINFO= KERNEL_WHY=
