@@ -25,6 +25,7 @@
 
 #include "debuginfo/dwarf-api.h"
 #include "elab-internal.h"
+#include "providers/provider.h"
 #include "xalloc.h"
 
 /* Can the kretprobe's entry handler compute x by itself? */
@@ -195,13 +196,47 @@ static void split_one(struct split *sp, struct expr *x)
 
 static void walk_stmt(struct split *sp, struct stmt *st);
 
+/* A target variable of a process(...) return probe, which is read at
+ * the function's entry as in any return probe ($return is not). */
+static bool user_entry_var(const struct split *sp, const struct expr *x)
+{
+	if (!sp->p->process || !sp->p->dwarf)
+		return false;
+	if (x->kind == E_TARGET)
+		return strcmp(x->str, "return") != 0;
+	return x->kind == E_CTXVAR && strncmp(x->str, "return", 6) != 0;
+}
+
+/* x becomes @entry(x). */
+static void wrap_entry(struct session *s, struct expr *x)
+{
+	struct expr *v = ast_expr(s, x->kind, &x->loc);
+	struct expr *next = x->next;
+
+	*v = *x;
+	v->next = NULL;
+	memset(x, 0, sizeof(*x));
+	x->kind = E_AT;
+	x->op = AT_OP_ENTRY;
+	x->loc = v->loc;
+	x->args = v;
+	x->next = next;
+}
+
 static void walk_expr(struct split *sp, struct expr *x)
 {
 	if (!x)
 		return;
+	/* @defined($x) and its kin look at the variable, not its value */
+	if (x->kind == E_AT && x->op != AT_OP_ENTRY && sp->p->process)
+		return;
+	if (user_entry_var(sp, x))
+		wrap_entry(sp->e->s, x);
+	/* A uretprobe has no entry handler to read values into: in a
+	 * process(...) return probe every @entry goes through a twin. */
 	if (x->kind == E_AT && x->op == AT_OP_ENTRY && x->args &&
 	    !x->args->next &&
-	    (!sp->p->dwarf || !entry_expr_pure(x->args))) {
+	    (!sp->p->dwarf || sp->p->process || !entry_expr_pure(x->args))) {
 		split_one(sp, x);
 		return;
 	}
@@ -293,6 +328,8 @@ void entry_split_probes(struct elab *e)
 			*site = *p->dwarf;
 			site->is_return = false;
 			twin->dwarf = site;
+			if (p->process)
+				process_entry_twin(s, twin, site);
 		}
 		twin->cond = NULL;
 		twin->locals = NULL;

@@ -516,6 +516,21 @@ static struct dprobe *uprobe_emit(struct elab *e, const struct dprobe *tmpl,
 	return p;
 }
 
+void process_entry_twin(struct session *s, struct dprobe *twin,
+			struct dwarf_site *site)
+{
+	struct uprog *u = uprog_open(s, twin->process);
+
+	if (!u->ok || !site)
+		return;
+	twin->is_return = false;
+	twin->uprobe_vaddr = site->prologue_pc;
+	twin->uprobe_pc = image_offset(u, site->prologue_pc);
+	file_offset(u, site->prologue_pc, &twin->uprobe_offset);
+	site->pc = site->var_pc = site->prologue_pc;
+	site->is_return = false;
+}
+
 /* A DWARF function's probe gets a site, for its target variables
  * (debuginfo/dwarf-vars.c reads the program's DWARF as a unit of its
  * own). */

@@ -44,6 +44,12 @@ bool netfilter_target(struct elab *e, struct expr *x);
 bool netfilter_local(const char *name, int *slot);
 /* A .mark() probe's $argN count (-L), else 0. */
 int process_mark_nargs(const struct dprobe *p);
+/* twin, a copy of a process(...).function(...).return probe, becomes
+ * its .call (site: its copy of the DWARF site), placed and reading its
+ * variables where the function's entry probe does (past the prologue
+ * of -O0 code). */
+void process_entry_twin(struct session *s, struct dprobe *twin,
+			struct dwarf_site *site);
 
 /* Add a derived probe for the concrete point pp (a copy of tmpl with its
  * own body); the caller fills in the provider details of the result. */
