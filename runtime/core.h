@@ -187,6 +187,13 @@ void tp_perf_stop(void);		/* session stop: no handler runs
 					 * after it */
 void tp_perf_free(void);
 
+/* ---- hwbkpt.c ---- */
+int tp_hwbkpt_init(void);		/* module init: allocation */
+int tp_hwbkpt_start(const char **failed); /* session start (sleeps) */
+void tp_hwbkpt_stop(void);		/* session stop: no handler runs
+					 * after it */
+void tp_hwbkpt_free(void);
+
 /* ---- tp_run_probe(): the path of every probe hit, inline ---- */
 
 /* The state a probe of this kind runs in. */

@@ -154,6 +154,8 @@ int tp_session_start(void)
 	if (rc == 0)
 		rc = tp_perf_start(&failed);
 	if (rc == 0)
+		rc = tp_hwbkpt_start(&failed);
+	if (rc == 0)
 		rc = tp_procfs_start(&failed);
 	if (rc) {
 		/* As stap when a probe cannot be placed: say which, undo,
@@ -169,6 +171,7 @@ int tp_session_start(void)
 		tp_tracepoints_stop();
 		tp_netfilter_stop();
 		tp_perf_stop();
+		tp_hwbkpt_stop();
 		tp_procfs_stop();
 		synchronize_rcu();
 		tp_contexts_wait();
@@ -325,6 +328,7 @@ void tp_session_stop(void)
 	tp_tracepoints_stop();
 	tp_netfilter_stop();
 	tp_perf_stop();
+	tp_hwbkpt_stop();
 	tp_procfs_stop();
 	synchronize_rcu();
 	tp_contexts_wait();
@@ -378,6 +382,7 @@ void tp_session_stop(void)
 
 static void tp_free_all(void)
 {
+	tp_hwbkpt_free();
 	tp_perf_free();
 	tp_netfilter_free();
 	tp_uprobes_free();
@@ -406,6 +411,8 @@ static int __init tp_module_init(void)
 		rc = tp_netfilter_init();
 	if (rc == 0)
 		rc = tp_perf_init();
+	if (rc == 0)
+		rc = tp_hwbkpt_init();
 	if (rc == 0)
 		rc = tp_procfs_init();
 	if (rc)

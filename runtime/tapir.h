@@ -179,6 +179,7 @@ enum tp_probe_kind {
 	TP_PROBE_NETFILTER,		/* netfilter.pf("P").hook("H") */
 	TP_PROBE_PERF,			/* perf.type(T).config(C).sample(N) */
 	TP_PROBE_PROCFS,		/* procfs("path").read/.write */
+	TP_PROBE_HWBKPT,		/* kernel.data(A).length(N).write/.rw */
 };
 
 /* The task finder's events (runtime/uprobes.c). */
@@ -277,6 +278,15 @@ struct tp_probe {
 	bool procfs_write;
 	int procfs_umask;
 	unsigned int procfs_maxsize;
+
+	/* TP_PROBE_HWBKPT: a hardware watchpoint on every online CPU over
+	 * hw_len bytes (rounded up to 1, 2, 4 or 8) at hw_address, or at
+	 * hw_symbol's address when hw_symbol is set; written, or with
+	 * hw_rw read or written; c->regs: the registers after the access */
+	unsigned long hw_address;
+	const char *hw_symbol;
+	unsigned int hw_len;
+	bool hw_rw;
 };
 
 /* A netfilter hit (runtime/netfilter.c): the hook's arguments as the

@@ -28,6 +28,7 @@ translator_libtapir_a_SOURCES = \
 	translator/providers/trace.c translator/providers/netfilter.c \
 	translator/providers/perf.c \
 	translator/providers/trace.c translator/providers/procfs.c \
+	translator/providers/hwbkpt.c \
 	translator/debuginfo/kconfig.c translator/debuginfo/kconfig.h \
 	translator/debuginfo/ksyms.c \
 	translator/emit/emit.c translator/emit/emit.h translator/emit/emit-internal.h \

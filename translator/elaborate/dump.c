@@ -234,7 +234,8 @@ static int list_lines(struct session *s, const struct program *prog,
 
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		/* a mark lists as the mark, though pp() is its address */
-		v[n].name = p->mark ? pp_text(s, p->point) : p->name;
+		v[n].name = p->mark ? pp_text(s, p->point) :
+			    p->listed_as ? p->listed_as : p->name;
 		v[n].seq = n;
 		if (vars)
 			listed_vars(s, &v[n], p);

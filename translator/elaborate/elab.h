@@ -121,6 +121,16 @@ struct dprobe {
 	bool procfs_write;
 	int64_t procfs_umask;			/* .umask(N), else -1 */
 	int64_t procfs_maxsize;			/* .maxsize(N), else 0 */
+	/* kernel.data(...) watchpoints (providers/hwbkpt.c) */
+	bool hwbkpt;
+	bool hw_rw;				/* .rw, else .write */
+	uint64_t hw_address;			/* when hw_symbol is NULL */
+	const char *hw_symbol;
+	unsigned int hw_len;			/* .length(N), else 1 */
+	const char *listed_as;			/* -l/-L's name, when not
+						 * name (stap lists a
+						 * kernel.data() point without
+						 * its default .length(1)) */
 	struct dprobe *next;
 };
 

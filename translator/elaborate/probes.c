@@ -21,7 +21,7 @@
 
 static const struct provider *const providers[] = {
 	&pp_core, &pp_timer, &pp_kprobe, &pp_kernel, &pp_trace, &pp_process,
-	&pp_netfilter, &pp_perf, &pp_perf_process, &pp_procfs,
+	&pp_netfilter, &pp_perf, &pp_perf_process, &pp_procfs, &pp_hwbkpt,
 	&pp_unsupported, NULL
 };
 
@@ -429,7 +429,7 @@ static bool unsupported_family(struct expand *x, const struct probe_point *pp)
 		"python3", NULL
 	};
 	static const char *const kernel_second[] = {
-		"data", "trace", "mark", NULL
+		"trace", "mark", NULL
 	};
 	const char *a = pp->comps->name;
 	const char *b = pp->comps->next ? pp->comps->next->name : "";

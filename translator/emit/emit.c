@@ -664,6 +664,8 @@ static const char *probe_kind(const struct dprobe *p)
 		return "TP_PROBE_PERF";
 	if (p->procfs)
 		return "TP_PROBE_PROCFS";
+	if (p->hwbkpt)
+		return "TP_PROBE_HWBKPT";
 	if (p->symbol || p->dwarf || p->address)
 		return "TP_PROBE_KPROBE";
 	return NULL;
@@ -1089,6 +1091,17 @@ static void probe_entry(struct em *em, const struct probe_out *po, FILE *o)
 		if (p->procfs_maxsize)
 			fprintf(o, "\t\t.procfs_maxsize = %lld,\n",
 				(long long)p->procfs_maxsize);
+	}
+	if (p->hwbkpt) {
+		if (p->hw_symbol)
+			fprintf(o, "\t\t.hw_symbol = %s,\n",
+				c_string(em, p->hw_symbol,
+					 strlen(p->hw_symbol)));
+		else
+			fprintf(o, "\t\t.hw_address = 0x%llxUL,\n",
+				(unsigned long long)p->hw_address);
+		fprintf(o, "\t\t.hw_len = %u,\n%s", p->hw_len,
+			p->hw_rw ? "\t\t.hw_rw = true,\n" : "");
 	}
 	if (p->tracepoint)
 		emit_trace_fields(em, p, po->handler, o);

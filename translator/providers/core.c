@@ -29,7 +29,7 @@ const struct provider pp_core = {
  * rather than a "mismatch". */
 static const char *const later[] = {
 	"process", "process(s)", "process(n)",
-	"kernel.data(n)", "kernel.mark(s)", "java(s)", "python2",
+	"kernel.mark(s)", "java(s)", "python2",
 	"python3", NULL
 };
 

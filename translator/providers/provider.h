@@ -23,6 +23,7 @@ struct provider {
 
 extern const struct provider pp_core, pp_timer, pp_kprobe, pp_kernel,
 	pp_trace, pp_process, pp_netfilter, pp_perf, pp_perf_process, pp_procfs,
+	pp_hwbkpt,
 	pp_unsupported;
 
 /* The resolve() of families known by name but not built yet: -1. */
