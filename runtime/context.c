@@ -152,6 +152,16 @@ void tp_too_many_skipped(void)
 	tp_fatal("ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.\n");
 }
 
+unsigned int tp_probes_count(enum tp_probe_kind kind)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tapir_module.nprobes; i++)
+		if (tapir_module.probes[i].kind == kind)
+			n++;
+	return n;
+}
+
 /* A probe skipped (low stack, @c NULL; a lock timeout, @c claimed). */
 void tp_skipped(struct tp_context *c)
 {

@@ -114,6 +114,9 @@ void tp_contexts_wait(void);
 bool tp_lock_slow(const struct tp_probe *p, unsigned int i);
 void tp_report_error(struct tp_context *c);
 void tp_skipped(struct tp_context *c);
+/* How many of the module's probes are of @kind (a family's init sizes
+ * its tables by it). */
+unsigned int tp_probes_count(enum tp_probe_kind kind);
 void tp_too_many_skipped(void);
 
 DECLARE_PER_CPU(struct tp_context *, tp_ctx);

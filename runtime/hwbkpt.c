@@ -75,11 +75,8 @@ static __printf(1, 2) void tp_hw_warn(const char *fmt, ...)
 int tp_hwbkpt_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, n = 0;
+	unsigned int i, n = tp_probes_count(TP_PROBE_HWBKPT);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_HWBKPT)
-			n++;
 	if (!n)
 		return 0;
 	tp_hw_probes = kcalloc(n, sizeof(*tp_hw_probes), GFP_KERNEL);

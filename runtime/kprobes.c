@@ -66,11 +66,8 @@ static void tp_kp_missed(const char *what, const char *pp, unsigned long n)
 int tp_kprobes_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, n = 0;
+	unsigned int i, n = tp_probes_count(TP_PROBE_KPROBE);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_KPROBE)
-			n++;
 	if (!n)
 		return 0;
 	tp_kps = kcalloc(n, sizeof(*tp_kps), GFP_KERNEL);

@@ -69,11 +69,8 @@ static struct pernet_operations tp_nf_pernet = {
 int tp_netfilter_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, n = 0;
+	unsigned int i, n = tp_probes_count(TP_PROBE_NETFILTER);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_NETFILTER)
-			n++;
 	if (!n)
 		return 0;
 	tp_nf_ops = kcalloc(n, sizeof(*tp_nf_ops), GFP_KERNEL);

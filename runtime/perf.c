@@ -40,11 +40,8 @@ static void tp_perf_overflow(struct perf_event *event,
 int tp_perf_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, n = 0;
+	unsigned int i, n = tp_probes_count(TP_PROBE_PERF);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_PERF)
-			n++;
 	if (!n)
 		return 0;
 	tp_perf_probes = kcalloc(n, sizeof(*tp_perf_probes), GFP_KERNEL);

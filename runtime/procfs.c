@@ -183,11 +183,8 @@ static const struct proc_ops tp_procfs_ops = {
 int tp_procfs_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, j, n = 0;
+	unsigned int i, j, n = tp_probes_count(TP_PROBE_PROCFS);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_PROCFS)
-			n++;
 	if (!n)
 		return 0;
 	tp_pfiles = kcalloc(n, sizeof(*tp_pfiles), GFP_KERNEL);

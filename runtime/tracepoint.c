@@ -40,11 +40,8 @@ static char tp_tp_msg[TP_MSG_SIZE];	/* process context only */
 int tp_tracepoints_init(void)
 {
 	const struct tp_probe *v = tapir_module.probes;
-	unsigned int i, n = 0;
+	unsigned int i, n = tp_probes_count(TP_PROBE_TRACEPOINT);
 
-	for (i = 0; i < tapir_module.nprobes; i++)
-		if (v[i].kind == TP_PROBE_TRACEPOINT)
-			n++;
 	if (!n)
 		return 0;
 	tp_tps = kcalloc(n, sizeof(*tp_tps), GFP_KERNEL);
