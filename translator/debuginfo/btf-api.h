@@ -26,6 +26,16 @@ void btf_free(struct session *s);
 int btf_tracepoints(struct session *s, const char *glob,
 		    struct dwarf_site ***out, const char **why);
 
+/* A kernel function's parameters from its BTF prototype, for a probe
+ * on its entry (or return: is_return) placed by symbol without the
+ * debuginfo: each in its register (the x86-64 calling convention: the
+ * first six integer or pointer arguments), a site with btf set and no
+ * tracepoint; NULL when the BTF has no such function. A parameter the
+ * registers do not hold (a struct passed by value, the seventh) has no
+ * ctype. */
+struct dwarf_site *btf_function_site(struct session *s, const char *name,
+				     bool is_return);
+
 /* -L: " $prev:struct task_struct* ..." */
 void btf_list_vars(struct session *s, FILE *out,
 		   const struct dwarf_site *site);

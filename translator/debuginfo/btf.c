@@ -299,6 +299,60 @@ static const char *proto_type(struct session *s, struct btf *btf, uint32_t id,
 	return NULL;
 }
 
+/* ---- functions ---- */
+
+struct dwarf_site *btf_function_site(struct session *s, const char *name,
+				     bool is_return)
+{
+	/* DWARF numbers of rdi, rsi, rdx, rcx, r8, r9 */
+	static const unsigned regs[] = { 5, 4, 1, 2, 8, 9 };
+	struct btf *btf = kernel_btf(s);
+	const struct btf_type *fn, *fp;
+	const struct btf_param *p;
+	struct dwarf_site *site;
+	struct trace_arg *args;
+	unsigned next = 0;
+	int32_t id;
+
+	if (!btf)
+		return NULL;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	fp = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	if (!fp || !btf_is_func_proto(fp))
+		return NULL;
+	p = btf_params(fp);
+	args = arena_alloc(&s->arena, (size_t)(btf_vlen(fp) + 1) *
+			   sizeof(*args));
+	site = ANEW(&s->arena, struct dwarf_site);
+	for (int k = 0; k < btf_vlen(fp); k++) {
+		struct trace_arg *a = &args[site->ntargs];
+
+		a->name = btf__name_by_offset(btf, p[k].name_off);
+		if (!a->name || !*a->name)	/* (...) */
+			break;
+		a->btf_type = p[k].type;
+		a->ctype = proto_type(s, btf, p[k].type, &a->size);
+		/* one register each, until an argument that is not an
+		 * integer or a pointer leaves the rest uncertain */
+		if (next == sizeof(regs) / sizeof(regs[0]) || !a->ctype ||
+		    strncmp(a->ctype, "struct ", 7) == 0) {
+			a->ctype = NULL;
+			next = sizeof(regs) / sizeof(regs[0]);
+		} else {
+			a->slot = regs[next++];
+		}
+		site->ntargs++;
+	}
+	site->module = "kernel";
+	site->function = arena_strdup(&s->arena, name);
+	site->is_return = is_return;
+	site->btf = true;
+	site->btf_ret = fp->type;
+	site->targs = args;
+	return site;
+}
+
 /* ---- tracepoints ---- */
 
 static int site_cmp(const void *a, const void *b)
@@ -385,6 +439,12 @@ void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)
 {
 	struct btf *btf = kernel_btf(s);
 
+	if (btf && site->is_return && site->btf_ret) {
+		const char *tn = type_name(s, btf, site->btf_ret);
+
+		if (tn)
+			fprintf(out, " $return:%s", tn);
+	}
 	for (int i = 0; btf && i < site->ntargs; i++) {
 		const char *tn = type_name(s, btf, site->targs[i].btf_type);
 

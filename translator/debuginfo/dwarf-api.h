@@ -94,6 +94,10 @@ struct dwarf_site {
 	int nslots;			/* 8-byte slots of all ARGS */
 	bool btf;			/* from BTF, not DWARF (btf-api.h):
 					 * no unit, file, line or DIEs */
+	uint32_t btf_ret;		/* a BTF function's return type (0:
+					 * void); its targs' slot is the
+					 * DWARF number of the argument's
+					 * register */
 	/* internal: where to find the DIEs again */
 	struct dwarf_unit *unit;
 	uint64_t die;		/* subprogram or inlined_subroutine */

@@ -89,7 +89,9 @@ void dwarf_list_vars(struct session *s, FILE *out,
 
 void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
 {
-	if (site->tracepoint)	/* no address: a handler on the tracepoint */
+	/* no address: a handler on the tracepoint, or a BTF function's
+	 * probe placed by its symbol */
+	if (site->tracepoint || site->btf)
 		return;
 	if (strcmp(site->module, "kernel") == 0)
 		fprintf(out, " /* pc=%s+%#llx */", site->reloc_base,

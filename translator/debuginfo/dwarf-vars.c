@@ -1204,6 +1204,63 @@ static void btf_err(void *arg, const struct loc *l, const char *msg)
 	verr(arg, l, "%s", msg);
 }
 
+/* A kernel function's parameter from its BTF prototype: in its
+ * register at the entry (read there for a return probe too), or $return
+ * in rax. */
+static struct dwarf_access *btf_param(struct vctx *v, struct dwarf_access *a,
+				      const char *name,
+				      const struct chain *chain, bool addr,
+				      const struct loc *l)
+{
+	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+	const struct dwarf_site *site = v->site;
+	const struct trace_arg *t = NULL;
+	uint32_t type;
+
+	if (strcmp(name, "return") == 0 && site->is_return) {
+		if (!site->btf_ret) {
+			verr(v, l, "'$return' is not available: %s returns "
+			     "void (probe point %s)", site->function,
+			     v->p->name);
+			return NULL;
+		}
+		a->base.reg = 0;	/* rax */
+		type = site->btf_ret;
+	} else {
+		for (int i = 0; i < site->ntargs; i++)
+			if (strcmp(site->targs[i].name, name) == 0)
+				t = &site->targs[i];
+		if (!t) {
+			verr(v, l, "unable to find parameter '$%s' of %s in "
+			     "the kernel's BTF (locals need the debuginfo: "
+			     "install the %s package)", name, site->function,
+			     dwarf_package(v->s));
+			return NULL;
+		}
+		if (!t->ctype) {
+			verr(v, l, "cannot read '$%s' without the kernel's "
+			     "debuginfo: %s does not get it in a register "
+			     "(install the %s package)", name, site->function,
+			     dwarf_package(v->s));
+			return NULL;
+		}
+		/* a parameter in a return probe is its value at entry */
+		if (site->is_return && !v->in_entry && !v->trial)
+			elab_warn(v->e, l, "confusing usage, value is captured "
+				  "as @entry($%s) in .return probe", name);
+		a->at_entry = site->is_return;
+		a->base.reg = (int)t->slot;
+		type = t->btf_type;
+	}
+	if (addr && !chain) {
+		verr(v, l, "cannot take the address of '$%s': it is held in a "
+		     "register", name);
+		return NULL;
+	}
+	a->base.kind = DWARF_LOC_REG;
+	return btf_access(&r, a, type, chain, addr, l);
+}
+
 /* A tracepoint's argument typed by BTF (btf.c). */
 static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
 				       const char *name,
@@ -1213,6 +1270,8 @@ static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
 	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
 	int i = 0;
 
+	if (!v->site->tracepoint)
+		return btf_param(v, a, name, chain, addr, l);
 	while (i < v->site->ntargs && strcmp(v->site->targs[i].name, name))
 		i++;
 	if (i == v->site->ntargs) {

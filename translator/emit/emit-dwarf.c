@@ -977,7 +977,7 @@ void emit_dwarf_probe_fields(struct em *em, struct body *b,
 		return;
 	/* stap places a kernel's DWARF probes by address, and its
 	 * registration warnings say which */
-	if (!p->module)
+	if (!p->module && !site->btf)
 		fputs("\t\t.warn_address = true,\n", o);
 	if (!p->symbol) {
 		unsigned long long offset = site->symbol_offset;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "debuginfo/btf-api.h"
 #include "provider.h"
 
 static const char *const patterns[] = {
@@ -17,6 +18,14 @@ static const char *const patterns[] = {
 	"kprobe.statement(n).absolute",			/* 8 */
 	NULL
 };
+
+/* A kernel.function probe (not a kprobe one) placed by symbol reads its
+ * parameters by the BTF prototype, when the kernel has BTF. */
+static void with_btf(struct session *s, struct dprobe *p)
+{
+	if (p->has_targets)
+		p->dwarf = btf_function_site(s, p->symbol, p->is_return);
+}
 
 int kernel_functions(struct elab *e, const struct probe_point *pp,
 		     const struct pp_comp *where, const char *pat,
@@ -56,6 +65,7 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 		p->symbol = pat;
 		p->is_return = is_return;
 		p->maxactive = maxactive;
+		with_btf(s, p);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -94,6 +104,7 @@ int kernel_functions(struct elab *e, const struct probe_point *pp,
 		p->symbol = syms[i];
 		p->is_return = is_return;
 		p->maxactive = maxactive;
+		with_btf(s, p);
 		count++;
 	}
 	if (!count && exported) {
