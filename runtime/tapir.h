@@ -367,6 +367,9 @@ void tapir_log(const char *msg);
 /* system(): the loader runs cmd with /bin/sh -c in the background, some
  * time after the handler (its output goes to the loader's stdout). */
 void tapir_system(const char *cmd);
+/* switch_file(): the output after this call goes to the loader's next
+ * output file (-o FILE: FILE.1, FILE.2, ...; nothing without -o). */
+void tapir_switch_file(void);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);

@@ -348,17 +348,16 @@ static struct rchan_callbacks tp_relay_cb = {
 	.remove_buf_file = tp_remove_buf_file,
 };
 
-int tp_transport_write(const char *buf, size_t len)
+/* One frame of @len bytes (none for a switch frame) on this CPU. */
+static int tp_write_frame(u32 magic, const char *buf, size_t len)
 {
-	struct tp_proto_frame f = { .len = len, .magic = TP_PROTO_FRAME_MAGIC };
+	struct tp_proto_frame f = { .len = len, .magic = magic };
 	size_t total = sizeof(f) + len;
 	struct rchan_buf *rb;
 	struct tp_cpu *tc;
 	unsigned long flags;
 	int rc = -ENOSPC;
 
-	if (!len)
-		return 0;
 	if (unlikely(!READ_ONCE(tp.ready) || total > tp.subbuf_size - TP_HDR)) {
 		tp_lost(len);
 		return -ENOSPC;
@@ -383,7 +382,8 @@ int tp_transport_write(const char *buf, size_t len)
 			rb->offset += total;
 			f.seq = atomic64_inc_return(&tp.seq);
 			memcpy(p, &f, sizeof(f));
-			memcpy(p + sizeof(f), buf, len);
+			if (len)
+				memcpy(p + sizeof(f), buf, len);
 			((struct tp_proto_subbuf *)rb->data)->len = rb->offset;
 			rc = 0;
 		}
@@ -397,6 +397,18 @@ int tp_transport_write(const char *buf, size_t len)
 		atomic64_add(len, &tp.bytes);
 	}
 	return rc;
+}
+
+int tp_transport_write(const char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	return tp_write_frame(TP_PROTO_FRAME_MAGIC, buf, len);
+}
+
+int tp_transport_switch_file(void)
+{
+	return tp_write_frame(TP_PROTO_SWITCH_MAGIC, NULL, 0);
 }
 
 /*
