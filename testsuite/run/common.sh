@@ -6,7 +6,8 @@
 # (the script's $1 @1 ...). The words of NAME.opts are sorted into:
 #   translator options (TOPTS): -D -g -B -I -u -w and anything else;
 #   loader options (LOPTS): -c CMD, -x PID, -o FILE (given to staprun or
-#       tapir-run in the guest, not to the translator);
+#       tapir-run in the guest, not to the translator; the job prints FILE
+#       after the run, then each FILE.N after a line "== FILE.N");
 #   -G var=val goes to both: to the translator (TOPTS, as stap and tapir
 #       accept it) and as var=val after the module on the loader's
 #       command line (LVARS), which is how stap hands it on to staprun.
@@ -65,7 +66,8 @@ guest_job() {	# guest_job LOADER KO: the job line for the case last split
 	j+=" $2"
 	for w in "${LVARS[@]}"; do j+=" $(shquote "$w")"; done
 	# With -o the output goes to a file: show it after the run, so it is
-	# compared like stdout.
-	[ -n "$OUTFILE" ] && j+="; s=\$?; cat $(shquote "$OUTFILE"); exit \$s"
+	# compared like stdout; then the next files (switch_file()), each
+	# after a line "== NAME".
+	[ -n "$OUTFILE" ] && j+="; s=\$?; cat $(shquote "$OUTFILE"); for f in $(shquote "$OUTFILE").*; do [ -f \"\$f\" ] && echo \"== \${f##*/}\" && cat \"\$f\"; done; exit \$s"
 	echo "$j"
 }
