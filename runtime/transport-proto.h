@@ -13,6 +13,11 @@
  *   (not there, kernel lockdown), TP_PROTO_PROCFS_DIR "NAME"; NAME is the
  *   module's name. Both hold the same files.
  *
+ * Module parameters the loader adds to the script's VAR=VAL ones:
+ * _tapir_bufsize=MB (-b) and _tapir_json=1 (--json: the module writes
+ * its output as JSON objects, one per line and one frame each; see
+ * runtime/json.c and tapir(1)).
+ *
  * Control channel. Every message is a struct tp_proto_msg header and
  * `len` bytes of payload, padded with zeros to a multiple of 8
  * (TP_PROTO_MSG_SIZE()). read() blocks (unless O_NONBLOCK) until a

@@ -5,7 +5,7 @@
  * it can be copied into any guest.
  *
  *   tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]
- *             [-b MB] [-v] MODULE.ko [VAR=VAL...]
+ *             [-b MB] [--json] [-v] MODULE.ko [VAR=VAL...]
  *
  * The steps (the protocol is runtime/transport-proto.h):
  *   1. finit_module(MODULE.ko, "VAR=VAL ... [_tapir_bufsize=MB]")
@@ -30,6 +30,8 @@
  * and only the last N files are kept (with -B, FILE_cpuCPU.0, ... for
  * each CPU). switch_file() in the script and SIGUSR2 go on to the next
  * file too (see struct outfile for the names).
+ * With --json the module writes the script's output as JSON objects, one
+ * per line (runtime/json.c; the loader only sets _tapir_json=1).
  * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
  * a command that failed, or any failure here (as staprun).
  */
@@ -102,6 +104,7 @@ static struct {
 	/* options */
 	const char *output, *cmd, *ko;
 	bool bulk;
+	bool json;		/* --json: the module writes JSON objects */
 	uint64_t fsize_max;	/* -S: bytes per output file, 0: no limit */
 	unsigned int fnum_max;	/* -S's N: files kept, 0: all */
 	long xpid;
@@ -166,7 +169,7 @@ static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("usage: tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]\n"
-	      "                 [-b MB] [-v] MODULE.ko [VAR=VAL...]\n"
+	      "                 [-b MB] [--json] [-v] MODULE.ko [VAR=VAL...]\n"
 	      "Load a module built by tapir, run it and print its output.\n\n"
 	      "  -o FILE   write the output to FILE instead of standard output\n"
 	      "  -S MB[,N] with -o: FILE.0, FILE.1, ... of at most MB megabytes each,\n"
@@ -178,6 +181,7 @@ static void usage(FILE *f)
 	      "  -x PID    target() is PID\n"
 	      "  -T SECS   end the run after SECS seconds\n"
 	      "  -b MB     output buffer per CPU in MB (1-4095; default 16)\n"
+	      "  --json    the output as JSON objects, one per line (tapir(1))\n"
 	      "  -v        say what happens\n"
 	      "  VAR=VAL   set the script's global VAR (a module parameter)\n", f);
 }
@@ -482,6 +486,8 @@ static char *param_string(void)
 	}
 	if (R.bufsize_mb)
 		p += sprintf(p, "%s_tapir_bufsize=%u", p != s ? " " : "", R.bufsize_mb);
+	if (R.json)
+		p += sprintf(p, "%s_tapir_json=1", p != s ? " " : "");
 	return s;
 }
 
@@ -1437,8 +1443,18 @@ int main(int argc, char **argv)
 	char real[PATH_MAX];
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "+o:S:Bc:x:T:b:vh")) != -1) {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((opt = getopt_long(argc, argv, "+o:S:Bc:x:T:b:vh", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case 'J':
+			R.json = true;
+			break;
 		case 'o':
 			R.output = optarg;
 			break;
