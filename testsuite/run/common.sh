@@ -7,7 +7,8 @@
 #   translator options (TOPTS): -D -g -B -I -u -w and anything else;
 #   loader options (LOPTS): -c CMD, -x PID, -o FILE (given to staprun or
 #       tapir-run in the guest, not to the translator; the job prints FILE
-#       after the run, then each FILE.N after a line "== FILE.N");
+#       after the run, then each FILE.N after a line "== FILE.N"),
+#       --json (tapir-run's alone: such cases are hand-written.txt's);
 #   -G var=val goes to both: to the translator (TOPTS, as stap and tapir
 #       accept it) and as var=val after the module on the loader's
 #       command line (LVARS), which is how stap hands it on to staprun.
@@ -35,6 +36,8 @@ split_opts() {	# split_opts BASE: TOPTS LOPTS LVARS ARGS OUTFILE from BASE.opts/
 	while [ $i -lt ${#W[@]} ]; do
 		w=${W[$i]}
 		case $w in
+		--json)	# (tapir-run's: there is no stap --json)
+			LOPTS+=("$w") ;;
 		-c|-x|-o)
 			LOPTS+=("$w" "${W[$((i + 1))]}")
 			[ "$w" = -o ] && OUTFILE=${W[$((i + 1))]}
