@@ -68,6 +68,9 @@ extern struct tp_counters tp_count;
 #define TP_JSON_SCRATCH 1536
 /* The print buffer as "output" objects, one per line (--json). */
 void tp_json_flush(struct tp_context *c);
+/* print(@hist_*(s)) as a "hist" object (the aggregate is not empty). */
+void tp_json_hist(struct tp_context *c, const struct tp_stat_desc *d,
+		  const struct tp_stat_cell *cell);
 
 /* Frames walked for a backtrace: the runtime's and kprobes' own frames
  * come first and are dropped. */

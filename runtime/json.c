@@ -10,6 +10,12 @@
  *   {"type":"map","probe":PP,"name":NAME,"key":[K...],"data":VALUE}
  *   {"type":"stats","probe":PP,"name":NAME[,"key":[K...]],
  *    "data":{"count":N,"min":N,"max":N,"sum":N,"avg":N}}
+ *   {"type":"hist","probe":PP,"data":{"kind":"log","buckets":[B...]}}
+ *   {"type":"hist","probe":PP,"data":{"kind":"linear","lo":N,"hi":N,
+ *    "width":N,"buckets":[B...]}}
+ *     B: {"value":V,"count":N} per bucket used, in order; a linear
+ *     histogram's values below lo and above hi {"below":LO,"count":N},
+ *     {"above":HI,"count":N}
  *
  * An object is measured first, then written in place in the transport's
  * buffer (tp_transport_write_fill()): no buffer of its own is needed.
@@ -283,4 +289,90 @@ void tp_json_global(struct tp_context *c, const char *type, const char *name,
 		tpj_arg(o, &data[0]);
 	}
 	tpj_end(o);
+}
+
+/* ---- print(@hist_*(s)) ---- */
+
+struct tp_json_hist {
+	const char *pp;
+	const struct tp_stat_desc *d;
+	const struct tp_stat_cell *cell;
+};
+
+/* Append @n bytes of @s at @d + *len (NULL @d: only count). */
+static void tpj_put(char *d, size_t *len, const char *s, size_t n)
+{
+	if (d)
+		memcpy(d + *len, s, n);
+	*len += n;
+}
+
+static void tpj_put_s(char *d, size_t *len, const char *s)
+{
+	tpj_put(d, len, s, strlen(s));
+}
+
+static void tpj_put_long(char *d, size_t *len, s64 v)
+{
+	char b[24];
+
+	tpj_put(d, len, b, scnprintf(b, sizeof(b), "%lld", (long long)v));
+}
+
+/* The object for a histogram at @d (NULL: only measure); its length. */
+static size_t tpj_hist(char *d, const struct tp_json_hist *h)
+{
+	const struct tp_stat_desc *sd = h->d;
+	int nb = tp_stat_buckets(sd), b;
+	bool first = true;
+	size_t len = 0;
+
+	tpj_put_s(d, &len, "{\"type\":\"hist\",\"probe\":");
+	len += tp_json_escape(d ? d + len : NULL, h->pp, strlen(h->pp));
+	if (sd->hist == TP_HIST_LOG) {
+		tpj_put_s(d, &len, ",\"data\":{\"kind\":\"log\",\"buckets\":[");
+	} else {
+		tpj_put_s(d, &len, ",\"data\":{\"kind\":\"linear\",\"lo\":");
+		tpj_put_long(d, &len, sd->lo);
+		tpj_put_s(d, &len, ",\"hi\":");
+		tpj_put_long(d, &len, sd->hi);
+		tpj_put_s(d, &len, ",\"width\":");
+		tpj_put_long(d, &len, sd->width);
+		tpj_put_s(d, &len, ",\"buckets\":[");
+	}
+	for (b = 0; b < nb; b++) {
+		const char *what = "{\"value\":";
+
+		if (!h->cell->hist[b])
+			continue;
+		if (sd->hist == TP_HIST_LINEAR && b == 0)
+			what = "{\"below\":";
+		else if (sd->hist == TP_HIST_LINEAR && b == nb - 1)
+			what = "{\"above\":";
+		if (!first)
+			tpj_put_s(d, &len, ",");
+		first = false;
+		tpj_put_s(d, &len, what);
+		tpj_put_long(d, &len, tp_stat_bucket_value(sd, b));
+		tpj_put_s(d, &len, ",\"count\":");
+		tpj_put_long(d, &len, h->cell->hist[b]);
+		tpj_put_s(d, &len, "}");
+	}
+	tpj_put_s(d, &len, "]}}\n");
+	return len;
+}
+
+static void tpj_hist_fill(char *dst, void *arg)
+{
+	tpj_hist(dst, arg);
+}
+
+void tp_json_hist(struct tp_context *c, const struct tp_stat_desc *d,
+		  const struct tp_stat_cell *cell)
+{
+	struct tp_json_hist h = { tapir_probe_point(), d, cell };
+
+	/* the handler's text output first, in its place */
+	tp_print_flush(c);
+	tp_transport_write_fill(tpj_hist(NULL, &h), tpj_hist_fill, &h);
 }

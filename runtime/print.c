@@ -195,6 +195,10 @@ void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 	struct tp_rt *rt = tp_rt(c);
 	long n;
 
+	if (unlikely(tp_json_mode) && cell->count) {
+		tp_json_hist(c, d, cell);
+		return;
+	}
 	n = tp_hist_print(d, cell, rt->print_buf + rt->print_len,
 			  TP_PRINT_BUFSIZE - rt->print_len);
 	if (n == -ENODATA) {
