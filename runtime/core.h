@@ -64,6 +64,14 @@ extern struct tp_counters tp_count;
 #define TP_PRINT_BUFSIZE 8192
 #endif
 
+/* --json (json.c): the room for one object's pieces in struct tp_rt. */
+#define TP_JSON_SCRATCH 1536
+/* The print buffer as "output" objects, one per line (--json). */
+void tp_json_flush(struct tp_context *c);
+/* print(@hist_*(s)) as a "hist" object (the aggregate is not empty). */
+void tp_json_hist(struct tp_context *c, const struct tp_stat_desc *d,
+		  const struct tp_stat_cell *cell);
+
 /* Frames walked for a backtrace: the runtime's and kprobes' own frames
  * come first and are dropped. */
 #define TP_BT_WALK (MAXBACKTRACE + 48)
@@ -91,6 +99,7 @@ struct tp_rt {
 	char str[MAXSTRINGLEN];		/* sprintf() before the copy out */
 	char sym[KSYM_SYMBOL_LEN];
 	char print_buf[TP_PRINT_BUFSIZE];
+	u64 json[TP_JSON_SCRATCH / 8];	/* --json: the object being made */
 };
 
 /* A context's allocation (context.c): struct tp_context, struct tp_rt,

@@ -20,11 +20,15 @@ void tp_print_flush(struct tp_context *c)
 {
 	struct tp_rt *rt = tp_rt(c);
 
-	if (rt->print_len) {
-		/* -ENOSPC: the transport counted the loss. */
-		tp_transport_write(rt->print_buf, rt->print_len);
-		rt->print_len = 0;
+	if (!rt->print_len)
+		return;
+	if (unlikely(tp_json_mode)) {
+		tp_json_flush(c);
+		return;
 	}
+	/* -ENOSPC: the transport counted the loss. */
+	tp_transport_write(rt->print_buf, rt->print_len);
+	rt->print_len = 0;
 }
 
 void tp_print_n(struct tp_context *c, const char *s, size_t n)
@@ -191,6 +195,10 @@ void tp_print_hist(struct tp_context *c, const struct tp_stat_desc *d,
 	struct tp_rt *rt = tp_rt(c);
 	long n;
 
+	if (unlikely(tp_json_mode) && cell->count) {
+		tp_json_hist(c, d, cell);
+		return;
+	}
 	n = tp_hist_print(d, cell, rt->print_buf + rt->print_len,
 			  TP_PRINT_BUFSIZE - rt->print_len);
 	if (n == -ENODATA) {

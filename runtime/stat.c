@@ -177,21 +177,32 @@ static int decimal(char *buf, const char *prefix, s64 v)
 	return len;
 }
 
-/* The label of bucket @b: "<lo", ">hi" or the bucket's lowest value. */
-static int bucket_label(const struct tp_stat_desc *d, int nb, int b, char *buf)
+s64 tp_stat_bucket_value(const struct tp_stat_desc *d, int b)
 {
 	if (d->hist == TP_HIST_LOG) {
 		if (b == TP_HIST_LOG_ZERO)
-			return decimal(buf, "", 0);
+			return 0;
 		if (b > TP_HIST_LOG_ZERO)
-			return decimal(buf, "", (s64)1 << (b - TP_HIST_LOG_ZERO - 1));
-		return decimal(buf, "", (s64)(0 - ((u64)1 << (63 - b))));
+			return (s64)1 << (b - TP_HIST_LOG_ZERO - 1);
+		return (s64)(0 - ((u64)1 << (63 - b)));
 	}
 	if (b == 0)
-		return decimal(buf, "<", d->lo);
-	if (b == nb - 1)
-		return decimal(buf, ">", d->hi);
-	return decimal(buf, "", d->lo + (s64)(b - 1) * d->width);
+		return d->lo;
+	if (b == tp_stat_buckets(d) - 1)
+		return d->hi;
+	return d->lo + (s64)(b - 1) * d->width;
+}
+
+/* The label of bucket @b: "<lo", ">hi" or the bucket's value. */
+static int bucket_label(const struct tp_stat_desc *d, int nb, int b, char *buf)
+{
+	const char *pre = "";
+
+	if (d->hist == TP_HIST_LINEAR && b == 0)
+		pre = "<";
+	else if (d->hist == TP_HIST_LINEAR && b == nb - 1)
+		pre = ">";
+	return decimal(buf, pre, tp_stat_bucket_value(d, b));
 }
 
 /* The rows drawn: two empty buckets around the used ones; a log chart of

@@ -48,6 +48,10 @@ int tp_stat_desc_check(const struct tp_stat_desc *d);
 /* Buckets: 128 (log), (hi - lo) / width + 3 (linear: below lo, the
  * ranges from lo to hi inclusive, above), 0 (none). */
 int tp_stat_buckets(const struct tp_stat_desc *d);
+/* Bucket @b's value as the chart labels it: a log bucket's value nearest
+ * zero (0, 1, 2, 4...; -1, -2, -4...), a linear one's lowest; lo and hi
+ * for linear's "<lo" (b == 0) and ">hi" (the last). */
+s64 tp_stat_bucket_value(const struct tp_stat_desc *d, int b);
 size_t tp_stat_cell_size(const struct tp_stat_desc *d);
 /* The bucket a value falls into. */
 int tp_stat_bucket_of(const struct tp_stat_desc *d, s64 v);

@@ -377,6 +377,17 @@ void tapir_log(const char *msg);
 /* system(): the loader runs cmd with /bin/sh -c in the background, some
  * time after the handler (its output goes to the loader's stdout). */
 void tapir_system(const char *cmd);
+/* --json: whether the loader asked for it (tapir-run --json), and one
+ * global's object of the end-of-run print (json.c): TYPE "scalar",
+ * "map" or "stats", NKEYS keys (a map's element), NDATA values (the
+ * value; a statistic's count, min, max, sum, avg, or only its count). */
+extern bool tp_json_mode;
+void tp_json_global(struct tp_context *c, const char *type, const char *name,
+		    const struct tp_arg *keys, int nkeys,
+		    const struct tp_arg *data, int ndata);
+/* switch_file(): the output after this call goes to the loader's next
+ * output file (-o FILE: FILE.1, FILE.2, ...; nothing without -o). */
+void tapir_switch_file(void);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);

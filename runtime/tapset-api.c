@@ -104,6 +104,16 @@ void tapir_system(const char *cmd)
 	tp_transport_system(cmd, strlen(cmd));
 }
 
+void tapir_switch_file(void)
+{
+	struct tp_context *c = tp_current();
+
+	/* the handler's output so far belongs in the current file */
+	if (c)
+		tp_print_flush(c);
+	tp_transport_switch_file();
+}
+
 /* ---- symbols ---- */
 
 /*

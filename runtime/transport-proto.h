@@ -13,6 +13,11 @@
  *   (not there, kernel lockdown), TP_PROTO_PROCFS_DIR "NAME"; NAME is the
  *   module's name. Both hold the same files.
  *
+ * Module parameters the loader adds to the script's VAR=VAL ones:
+ * _tapir_bufsize=MB (-b) and _tapir_json=1 (--json: the module writes
+ * its output as JSON objects, one per line and one frame each; see
+ * runtime/json.c and tapir(1)).
+ *
  * Control channel. Every message is a struct tp_proto_msg header and
  * `len` bytes of payload, padded with zeros to a multiple of 8
  * (TP_PROTO_MSG_SIZE()). read() blocks (unless O_NONBLOCK) until a
@@ -70,6 +75,12 @@
  * every frame of every CPU from 1 without gaps (a write that does not
  * fit is dropped whole and takes no number), so the loader prints frames
  * in `seq` order across CPUs.
+ *
+ * A frame whose magic is TP_PROTO_SWITCH_MAGIC has no bytes (`len` 0):
+ * switch_file() wrote it, and the output after it (in `seq` order) goes
+ * to the next output file when the loader writes to files (-o): FILE.1,
+ * FILE.2, ... (every CPU's file with -B); elsewhere it means nothing.
+ * It is numbered, lost and counted as any other frame.
  */
 #ifndef TAPIR_RUNTIME_TRANSPORT_PROTO_H
 #define TAPIR_RUNTIME_TRANSPORT_PROTO_H
@@ -81,10 +92,11 @@
 #endif
 
 #ifndef TP_PROTO_VERSION		/* -D only to test the mismatch */
-#define TP_PROTO_VERSION	3
+#define TP_PROTO_VERSION	4
 #endif
 #define TP_PROTO_MAGIC		0x52495054u	/* "TPIR" in memory order */
 #define TP_PROTO_FRAME_MAGIC		0x4d415246u	/* "FRAM" */
+#define TP_PROTO_SWITCH_MAGIC		0x48435753u	/* "SWCH": switch_file() */
 #define TP_PROTO_SUBBUF_MAGIC		0x46425553u	/* "SUBF" */
 
 #define TP_PROTO_DEBUGFS_DIR	"/sys/kernel/debug/tapir-"
@@ -202,7 +214,8 @@ struct tp_proto_subbuf {
 struct tp_proto_frame {
 	uint64_t seq;		/* 1, 2, 3... across all CPUs */
 	uint32_t len;		/* bytes of output that follow */
-	uint32_t magic;		/* TP_PROTO_FRAME_MAGIC: catches framing bugs */
+	uint32_t magic;		/* TP_PROTO_FRAME_MAGIC (catches framing
+				 * bugs), or TP_PROTO_SWITCH_MAGIC */
 };
 
 /* Buffer sizes: -b MB (1..4095) per CPU; default as stap's 16 MB, less

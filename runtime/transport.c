@@ -348,17 +348,20 @@ static struct rchan_callbacks tp_relay_cb = {
 	.remove_buf_file = tp_remove_buf_file,
 };
 
-int tp_transport_write(const char *buf, size_t len)
+/* One frame of @len bytes (none for a switch frame) on this CPU: @buf's,
+ * or what @fill writes in place (with the buffer held, irqs off). */
+static __always_inline int tp_write_frame(u32 magic, const char *buf,
+					  size_t len,
+					  void (*fill)(char *dst, void *arg),
+					  void *arg)
 {
-	struct tp_proto_frame f = { .len = len, .magic = TP_PROTO_FRAME_MAGIC };
+	struct tp_proto_frame f = { .len = len, .magic = magic };
 	size_t total = sizeof(f) + len;
 	struct rchan_buf *rb;
 	struct tp_cpu *tc;
 	unsigned long flags;
 	int rc = -ENOSPC;
 
-	if (!len)
-		return 0;
 	if (unlikely(!READ_ONCE(tp.ready) || total > tp.subbuf_size - TP_HDR)) {
 		tp_lost(len);
 		return -ENOSPC;
@@ -383,7 +386,10 @@ int tp_transport_write(const char *buf, size_t len)
 			rb->offset += total;
 			f.seq = atomic64_inc_return(&tp.seq);
 			memcpy(p, &f, sizeof(f));
-			memcpy(p + sizeof(f), buf, len);
+			if (fill)
+				fill(p + sizeof(f), arg);
+			else if (len)
+				memcpy(p + sizeof(f), buf, len);
 			((struct tp_proto_subbuf *)rb->data)->len = rb->offset;
 			rc = 0;
 		}
@@ -397,6 +403,26 @@ int tp_transport_write(const char *buf, size_t len)
 		atomic64_add(len, &tp.bytes);
 	}
 	return rc;
+}
+
+int tp_transport_write(const char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	return tp_write_frame(TP_PROTO_FRAME_MAGIC, buf, len, NULL, NULL);
+}
+
+int tp_transport_write_fill(size_t len, void (*fill)(char *dst, void *arg),
+			    void *arg)
+{
+	if (!len)
+		return 0;
+	return tp_write_frame(TP_PROTO_FRAME_MAGIC, NULL, len, fill, arg);
+}
+
+int tp_transport_switch_file(void)
+{
+	return tp_write_frame(TP_PROTO_SWITCH_MAGIC, NULL, 0, NULL, NULL);
 }
 
 /*

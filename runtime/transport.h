@@ -38,6 +38,15 @@ void tp_transport_exit(void);
  * at exit ("WARNING: There were N transport failures" as stap words it).
  */
 int tp_transport_write(const char *buf, size_t len);
+/* The same for @len bytes that @fill writes at @dst (the frame's room in
+ * the buffer, irqs off: it must not fault or sleep); --json's objects,
+ * escaped in place. */
+int tp_transport_write_fill(size_t len, void (*fill)(char *dst, void *arg),
+			    void *arg);
+/* switch_file(): the output written after this (in the loader's order
+ * across CPUs) goes to the next output file. As tp_transport_write(),
+ * from any context; a switch that does not fit is lost and counted. */
+int tp_transport_switch_file(void);
 /* A line for the loader's standard error ("ERROR: ...", "WARNING: ..."),
  * in order with other such lines. Any context. */
 void tp_transport_stderr(const char *text, size_t len);

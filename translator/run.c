@@ -180,7 +180,7 @@ int run_build(struct session *s, const struct run_opts *o,
 static const char **loader_argv(const struct run_opts *o, const char *loader,
 				const char *ko)
 {
-	size_t n = 16, i = 0, k;
+	size_t n = 20, i = 0, k;
 	const char **argv;
 
 	for (k = 0; o->params && o->params[k]; k++)
@@ -213,6 +213,8 @@ static const char **loader_argv(const struct run_opts *o, const char *loader,
 		argv[i++] = "-b";
 		argv[i++] = o->bufsize;
 	}
+	if (o->json)
+		argv[i++] = "--json";
 	argv[i++] = ko;
 	for (k = 0; o->params && o->params[k]; k++)
 		argv[i++] = o->params[k];

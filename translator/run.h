@@ -29,6 +29,7 @@ struct run_opts {
 	const char *timeout;		/* -T SECS */
 	const char *output;		/* -o FILE */
 	const char *bufsize;		/* -s MB (the loader's -b) */
+	bool json;			/* --json */
 	const char **params;		/* -G VAR=VAL: module parameters */
 
 	/* --vm */

@@ -132,12 +132,15 @@ static void usage(FILE *out)
 	      "                 the script ends when it exits\n"
 	      "  -x PID         target() is PID; the script ends when it exits\n"
 	      "  -T SECS        end the script after SECS seconds\n"
-	      "  -o FILE        write the script's output to FILE\n"
+	      "  -o FILE        write the script's output to FILE (switch_file():\n"
+	      "                 on to FILE.1, FILE.2, ...)\n"
 	      "  -b             bulk: each CPU's output to a file of its own, FILE_CPU\n"
 	      "                 (-o FILE) or stpd_cpuCPU\n"
 	      "  -S MB[,N]      with -o: FILE.0, FILE.1, ... of at most MB megabytes,\n"
-	      "                 the last N kept\n"
+	      "                 the last N kept (-b: FILE_cpuCPU.0, ...)\n"
 	      "  -s MB          output buffer size in megabytes\n"
+	      "  --json         the output and the end-of-run print of globals as\n"
+	      "                 JSON objects, one per line (tapir(1), JSON OUTPUT)\n"
 	      "  -t             per-probe hits and cycles at the end (stap -t), and\n"
 	      "                 why probes were skipped (-D STP_TIMING)\n"
 	      "  -G VAR=VAL     set global VAR to VAL when the module loads\n"
@@ -168,7 +171,7 @@ int main(int argc, char **argv)
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
 	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
 	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
-	       OPT_ALL_MODULES };
+	       OPT_ALL_MODULES, OPT_JSON };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -184,6 +187,7 @@ int main(int argc, char **argv)
 		{ "vm-mem", required_argument, NULL, OPT_VM_MEM },
 		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
 		{ "vm-file", required_argument, NULL, OPT_VM_FILE },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *list = NULL;
@@ -315,6 +319,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VM:
 			ro.vm = true;
+			break;
+		case OPT_JSON:
+			ro.json = true;
 			break;
 		case OPT_VM_KERNEL:
 			ro.vm_kernel = optarg;

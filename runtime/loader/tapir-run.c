@@ -5,7 +5,7 @@
  * it can be copied into any guest.
  *
  *   tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]
- *             [-b MB] [-v] MODULE.ko [VAR=VAL...]
+ *             [-b MB] [--json] [-v] MODULE.ko [VAR=VAL...]
  *
  * The steps (the protocol is runtime/transport-proto.h):
  *   1. finit_module(MODULE.ko, "VAR=VAL ... [_tapir_bufsize=MB]")
@@ -27,7 +27,11 @@
  * plain text, without the sequence numbers that order it across CPUs.
  * With -S MB[,N] (staprun's) the output goes to FILE.0, FILE.1, ...: the
  * next file when the next frame would take this one past MB megabytes,
- * and only the last N files are kept.
+ * and only the last N files are kept (with -B, FILE_cpuCPU.0, ... for
+ * each CPU). switch_file() in the script and SIGUSR2 go on to the next
+ * file too (see struct outfile for the names).
+ * With --json the module writes the script's output as JSON objects, one
+ * per line (runtime/json.c; the loader only sets _tapir_json=1).
  * Exit status: 0, or 1 after an "ERROR:" from the module, a failed start,
  * a command that failed, or any failure here (as staprun).
  */
@@ -62,6 +66,28 @@
 #define STALL_SECS	1.0	/* how long a sequence gap may last */
 #define OUTBUF_SIZE	(256 * 1024)
 
+/*
+ * An output file: the merged output (stdout or -o FILE) or, with -B, one
+ * CPU's. Its name is numbered from the second file on (switch_file(),
+ * SIGUSR2) or from the first with -S, as staprun names them:
+ *
+ *              first file      next files
+ *   -o F       F               F.1, F.2, ...
+ *   -o F -S    F.0             F.1, F.2, ...
+ *   -B -o F    F_CPU           F_cpuCPU.1, F_cpuCPU.2, ...
+ *   -B -o F -S F_cpuCPU.0      F_cpuCPU.1, F_cpuCPU.2, ...
+ *
+ * Without -o (stdout, or -B's stpd_cpuCPU) there is no next file.
+ */
+struct outfile {
+	int fd;
+	int cpu;		/* -B: the CPU; -1: the merged output */
+	char *buf;		/* written, not flushed yet */
+	size_t len;
+	uint64_t size;		/* bytes in the current file */
+	unsigned int fnum;	/* the current file's number */
+};
+
 struct cpubuf {
 	int cpu;
 	int fd;
@@ -71,13 +97,14 @@ struct cpubuf {
 	size_t len, off, cap;
 	uint64_t base;		/* stream offset of buf[0] */
 	bool bad;		/* framing broken: ignore the rest */
-	int bulk_fd;		/* -B: this CPU's output file */
+	struct outfile bulk;	/* -B: this CPU's output file */
 };
 
 static struct {
 	/* options */
 	const char *output, *cmd, *ko;
 	bool bulk;
+	bool json;		/* --json: the module writes JSON objects */
 	uint64_t fsize_max;	/* -S: bytes per output file, 0: no limit */
 	unsigned int fnum_max;	/* -S's N: files kept, 0: all */
 	long xpid;
@@ -97,12 +124,8 @@ static struct {
 	int ncpus;
 	bool cpus_added;	/* poll()'s list must be made again */
 	size_t map_size;	/* n_subbufs * subbuf_size */
-	int out;
-	char *obuf;
-	size_t olen;
+	struct outfile out;	/* the merged output (not with -B) */
 	bool out_failed;
-	uint64_t fsize;		/* -S: bytes in the current file */
-	unsigned int fnum;	/* -S: the current file's number */
 	int out_cpu;		/* the CPU of the frame being printed */
 	uint64_t next_seq;
 	double stall_since;	/* 0: no gap being waited for */
@@ -112,8 +135,7 @@ static struct {
 	int child_pipe;		/* write end: the go signal */
 	int status;		/* exit status */
 	bool error_seen;	/* an "ERROR:" line from the module */
-} R = { .ctl = -1, .out = STDOUT_FILENO, .child = -1, .child_pipe = -1,
-	.next_seq = 1 };
+} R = { .ctl = -1, .child = -1, .child_pipe = -1, .next_seq = 1 };
 
 static int sigpipe_fds[2] = { -1, -1 };
 
@@ -147,11 +169,11 @@ static __attribute__((format(printf, 1, 2))) void verbose(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("usage: tapir-run [-o FILE] [-S MB[,N]] [-B] [-c CMD] [-x PID] [-T SECS]\n"
-	      "                 [-b MB] [-v] MODULE.ko [VAR=VAL...]\n"
+	      "                 [-b MB] [--json] [-v] MODULE.ko [VAR=VAL...]\n"
 	      "Load a module built by tapir, run it and print its output.\n\n"
 	      "  -o FILE   write the output to FILE instead of standard output\n"
 	      "  -S MB[,N] with -o: FILE.0, FILE.1, ... of at most MB megabytes each,\n"
-	      "            the last N of them kept\n"
+	      "            the last N of them kept (-B: FILE_cpuCPU.0, ... per CPU)\n"
 	      "  -B        bulk: each CPU's output to a file of its own, FILE_CPU\n"
 	      "            (stpd_cpuCPU without -o), in that CPU's order\n"
 	      "  -c CMD    run CMD once the probes are in; target() is its pid and\n"
@@ -159,6 +181,7 @@ static void usage(FILE *f)
 	      "  -x PID    target() is PID\n"
 	      "  -T SECS   end the run after SECS seconds\n"
 	      "  -b MB     output buffer per CPU in MB (1-4095; default 16)\n"
+	      "  --json    the output as JSON objects, one per line (tapir(1))\n"
 	      "  -v        say what happens\n"
 	      "  VAR=VAL   set the script's global VAR (a module parameter)\n", f);
 }
@@ -190,80 +213,136 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static void out_name(const struct outfile *o, unsigned int n, char *path,
+		     size_t size)
+{
+	if (!R.output)
+		snprintf(path, size, "stpd_cpu%d", o->cpu);
+	else if (o->cpu < 0 && (n || R.fsize_max))
+		snprintf(path, size, "%s.%u", R.output, n);
+	else if (o->cpu < 0)
+		snprintf(path, size, "%s", R.output);
+	else if (n || R.fsize_max)
+		snprintf(path, size, "%s_cpu%d.%u", R.output, o->cpu, n);
+	else
+		snprintf(path, size, "%s_%d", R.output, o->cpu);
+}
+
+/* Open @o's file number @n: 0, or -1 after the message. */
+static int out_open(struct outfile *o, unsigned int n)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+
+	out_name(o, n, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		err("Couldn't open output file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	verbose("output%s%.0d: %s", o->cpu < 0 ? "" : " of cpu ",
+		o->cpu < 0 ? 0 : o->cpu, path);
+	o->fd = fd;
+	o->fnum = n;
+	o->size = 0;
+	return 0;
+}
+
+static void out_init(struct outfile *o, int cpu)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->cpu = cpu;
+	o->buf = xrealloc(NULL, OUTBUF_SIZE);
+}
+
 /* Output that cannot be written (a closed pipe, a full disk) ends the
  * run, as staprun's: its message (an ERROR that leaves the exit status
  * alone, as staprun's does), then STOP, the rest thrown away. */
-static void out_failed(void)
+static void out_failed(const struct outfile *o)
 {
 	fprintf(stderr, "ERROR: Couldn't write to output %d for cpu %d, exiting.: %s\n",
-		R.out, R.out_cpu, strerror(errno));
+		o->fd, o->cpu < 0 ? R.out_cpu : o->cpu, strerror(errno));
 	R.out_failed = true;
 }
 
-static void out_flush(void)
+static void out_flush1(struct outfile *o)
 {
-	if (R.olen && !R.out_failed && write_all(R.out, R.obuf, R.olen) < 0)
-		out_failed();
-	R.fsize += R.olen;
-	R.olen = 0;
+	if (o->len && !R.out_failed && write_all(o->fd, o->buf, o->len) < 0)
+		out_failed(o);
+	o->size += o->len;
+	o->len = 0;
 }
 
-/* -S: FILE.N */
-static int open_numbered(unsigned int n)
+/* On to @o's next file, the oldest one beyond -S's N removed. */
+static void out_rotate(struct outfile *o)
 {
-	char path[PATH_MAX + 16];
-	int fd;
+	char path[PATH_MAX + 32];
+	int fd = o->fd;
 
-	snprintf(path, sizeof(path), "%s.%u", R.output, n);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		err("Couldn't open output file %s: %s", path, strerror(errno));
-	return fd;
-}
-
-/* -S: on to the next file, the oldest one beyond N removed. */
-static void out_rotate(void)
-{
-	char path[PATH_MAX + 16];
-	int fd;
-
-	out_flush();
+	out_flush1(o);
 	if (R.out_failed)
 		return;
-	fd = open_numbered(R.fnum + 1);
-	if (fd < 0) {
+	if (out_open(o, o->fnum + 1) < 0) {
 		R.out_failed = true;
 		return;
 	}
-	if (close(R.out) < 0)
-		out_failed();
-	R.out = fd;
-	R.fnum++;
-	R.fsize = 0;
-	if (R.fnum_max && R.fnum >= R.fnum_max) {
-		snprintf(path, sizeof(path), "%s.%u", R.output, R.fnum - R.fnum_max);
+	if (close(fd) < 0) {
+		int nfd = o->fd;
+
+		o->fd = fd;
+		out_failed(o);
+		o->fd = nfd;
+	}
+	if (R.fnum_max && o->fnum >= R.fnum_max) {
+		out_name(o, o->fnum - R.fnum_max, path, sizeof(path));
 		unlink(path);
 	}
 }
 
-static void out_put(const char *p, size_t n)
+static void out_put(struct outfile *o, const char *p, size_t n)
 {
 	if (R.out_failed)
 		return;
-	if (R.fsize_max && R.fsize + R.olen + n > R.fsize_max &&
-	    R.fsize + R.olen > 0)
-		out_rotate();
-	if (R.olen + n > OUTBUF_SIZE) {
-		out_flush();
+	if (R.fsize_max && o->size + o->len + n > R.fsize_max &&
+	    o->size + o->len > 0)
+		out_rotate(o);
+	if (o->len + n > OUTBUF_SIZE) {
+		out_flush1(o);
 		if (n > OUTBUF_SIZE) {
-			if (!R.out_failed && write_all(R.out, p, n) < 0)
-				out_failed();
-			R.fsize += n;
+			if (!R.out_failed && write_all(o->fd, p, n) < 0)
+				out_failed(o);
+			o->size += n;
 			return;
 		}
 	}
-	memcpy(R.obuf + R.olen, p, n);
-	R.olen += n;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+/* Everything written so far to its file. */
+static void out_flush(void)
+{
+	int i;
+
+	if (!R.bulk)
+		out_flush1(&R.out);
+	for (i = 0; i < R.ncpus && R.bulk; i++)
+		out_flush1(&R.cpus[i].bulk);
+}
+
+/* switch_file(), SIGUSR2: every output file to its next one (-o only). */
+static void out_switch(void)
+{
+	int i;
+
+	if (!R.output)
+		return;
+	verbose("switching output files");
+	if (!R.bulk)
+		out_rotate(&R.out);
+	for (i = 0; i < R.ncpus && R.bulk; i++)
+		out_rotate(&R.cpus[i].bulk);
 }
 
 /* ---- signals ---- */
@@ -287,6 +366,7 @@ static void default_signals(void)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
@@ -304,6 +384,7 @@ static int setup_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < 2; i++)
@@ -405,6 +486,8 @@ static char *param_string(void)
 	}
 	if (R.bufsize_mb)
 		p += sprintf(p, "%s_tapir_bufsize=%u", p != s ? " " : "", R.bufsize_mb);
+	if (R.json)
+		p += sprintf(p, "%s_tapir_json=1", p != s ? " " : "");
 	return s;
 }
 
@@ -526,17 +609,10 @@ static int open_cpu(int cpu)
 	c->cpu = cpu;
 	c->fd = fd;
 	c->map = map;
-	c->bulk_fd = -1;
 	if (R.bulk) {
-		if (R.output)
-			snprintf(path, sizeof(path), "%s_%d", R.output, cpu);
-		else
-			snprintf(path, sizeof(path), "stpd_cpu%d", cpu);
-		c->bulk_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (c->bulk_fd < 0) {
-			err("Couldn't open output file %s: %s", path, strerror(errno));
+		out_init(&c->bulk, cpu);
+		if (out_open(&c->bulk, 0) < 0)
 			return -1;
-		}
 	}
 	R.cpus_added = true;
 	verbose("cpu %d: %s", cpu, path);
@@ -707,7 +783,8 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
 		return NULL;
 	}
 	memcpy(&f, c->buf + c->off, sizeof(f));
-	if (f.magic != TP_PROTO_FRAME_MAGIC) {
+	if (f.magic != TP_PROTO_FRAME_MAGIC &&
+	    (f.magic != TP_PROTO_SWITCH_MAGIC || f.len)) {
 		err("The output of cpu %d is corrupt at frame %llu; the rest of it is lost",
 		    c->cpu, (unsigned long long)R.next_seq);
 		c->bad = true;
@@ -731,39 +808,27 @@ static const struct tp_proto_frame *head(struct cpubuf *c, bool *partial)
 	return &f;
 }
 
-/* -B: each CPU's frames to its own file, as they come. */
-static void bulk_out(void)
+/* Print c's frame f (its output to the merged file, or c's with -B). */
+static void put_frame(struct cpubuf *c, const struct tp_proto_frame *f)
 {
-	int i, out = R.out;
-
-	for (i = 0; i < R.ncpus; i++) {
-		struct cpubuf *c = &R.cpus[i];
-		const struct tp_proto_frame *f;
-		bool partial;
-
-		R.out = c->bulk_fd;
-		R.out_cpu = c->cpu;
-		while ((f = head(c, &partial))) {
-			out_put(c->buf + c->off + sizeof(*f), f->len);
-			R.delivered += f->len;
-			c->off += sizeof(*f) + f->len;
-		}
-		out_flush();
-	}
-	R.out = out;
+	R.out_cpu = c->cpu;
+	if (f->magic == TP_PROTO_SWITCH_MAGIC)
+		out_switch();
+	else
+		out_put(R.bulk ? &c->bulk : &R.out,
+			c->buf + c->off + sizeof(*f), f->len);
+	R.delivered += f->len;
+	c->off += sizeof(*f) + f->len;
 }
 
 /*
- * Print frames in sequence order. A missing number is a frame still being
+ * Print frames in sequence order (with -B too, so that switch_file()
+ * switches every CPU's file at its place). A missing number is a frame still being
  * written on another CPU: wait for it, but not forever (a CPU whose file
  * could not be opened); at the end (@final) no more can come.
  */
 static void merge(bool final)
 {
-	if (R.bulk) {
-		bulk_out();
-		return;
-	}
 	for (;;) {
 		struct cpubuf *best = NULL;
 		uint64_t min_seq = UINT64_MAX;
@@ -777,10 +842,7 @@ static void merge(bool final)
 
 			/* the same CPU's next frame is usually next */
 			while ((f = head(c, &partial)) && f->seq == R.next_seq) {
-				R.out_cpu = c->cpu;
-				out_put(c->buf + c->off + sizeof(*f), f->len);
-				R.delivered += f->len;
-				c->off += sizeof(*f) + f->len;
+				put_frame(c, f);
 				R.next_seq++;
 				progress = true;
 			}
@@ -1286,6 +1348,9 @@ static int run(void)
 			if (sig == SIGCHLD) {
 				if (reap_child())
 					want_stop = true;
+			} else if (sig == SIGUSR2) {
+				/* staprun's: the output so far stays */
+				out_switch();
 			} else {
 				verbose("signal %d: stopping", sig);
 				want_stop = true;
@@ -1356,11 +1421,10 @@ static void cleanup(void)
 	for (i = 0; i < R.ncpus; i++) {
 		munmap((void *)R.cpus[i].map, R.map_size);
 		close(R.cpus[i].fd);
-		if (R.cpus[i].bulk_fd >= 0 && close(R.cpus[i].bulk_fd) < 0 &&
-		    !R.out_failed) {
-			R.out_cpu = R.cpus[i].cpu;
-			R.out = R.cpus[i].bulk_fd;
-			out_failed();
+		if (R.bulk) {
+			if (close(R.cpus[i].bulk.fd) < 0 && !R.out_failed)
+				out_failed(&R.cpus[i].bulk);
+			free(R.cpus[i].bulk.buf);
 		}
 		free(R.cpus[i].buf);
 	}
@@ -1379,8 +1443,18 @@ int main(int argc, char **argv)
 	char real[PATH_MAX];
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "+o:S:Bc:x:T:b:vh")) != -1) {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((opt = getopt_long(argc, argv, "+o:S:Bc:x:T:b:vh", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
+		case 'J':
+			R.json = true;
+			break;
 		case 'o':
 			R.output = optarg;
 			break;
@@ -1446,8 +1520,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (R.fsize_max && (!R.output || R.bulk)) {
-		err("-S needs -o FILE (and no -B).");
+	if (R.fsize_max && !R.output) {
+		err("-S needs -o FILE.");
 		return 1;
 	}
 	if (R.cmd && R.xpid) {
@@ -1477,17 +1551,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	module_name(real, fd);
-	R.obuf = xrealloc(NULL, OUTBUF_SIZE);
-	if (R.output && R.fsize_max) {
-		R.out = open_numbered(0);
-		if (R.out < 0)
+	out_init(&R.out, -1);
+	if (R.output && !R.bulk) {
+		if (out_open(&R.out, 0) < 0)
 			return 1;
-	} else if (R.output && !R.bulk) {
-		R.out = open(R.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (R.out < 0) {
-			err("Couldn't open output file %s: %s", R.output, strerror(errno));
-			return 1;
-		}
+	} else {
+		R.out.fd = STDOUT_FILENO;
 	}
 	if (setup_signals() < 0) {
 		err("Couldn't set up signals: %s", strerror(errno));
@@ -1507,7 +1576,7 @@ int main(int argc, char **argv)
 	if (open_channels() == 0)
 		run();
 	cleanup();
-	if (R.out != STDOUT_FILENO && close(R.out) < 0 && !R.out_failed)
-		out_failed();
+	if (R.out.fd != STDOUT_FILENO && close(R.out.fd) < 0 && !R.out_failed)
+		out_failed(&R.out);
 	return R.status;
 }

@@ -6,7 +6,9 @@
 # (the script's $1 @1 ...). The words of NAME.opts are sorted into:
 #   translator options (TOPTS): -D -g -B -I -u -w and anything else;
 #   loader options (LOPTS): -c CMD, -x PID, -o FILE (given to staprun or
-#       tapir-run in the guest, not to the translator);
+#       tapir-run in the guest, not to the translator; the job prints FILE
+#       after the run, then each FILE.N after a line "== FILE.N"),
+#       --json (tapir-run's alone: such cases are hand-written.txt's);
 #   -G var=val goes to both: to the translator (TOPTS, as stap and tapir
 #       accept it) and as var=val after the module on the loader's
 #       command line (LVARS), which is how stap hands it on to staprun.
@@ -34,6 +36,8 @@ split_opts() {	# split_opts BASE: TOPTS LOPTS LVARS ARGS OUTFILE from BASE.opts/
 	while [ $i -lt ${#W[@]} ]; do
 		w=${W[$i]}
 		case $w in
+		--json)	# (tapir-run's: there is no stap --json)
+			LOPTS+=("$w") ;;
 		-c|-x|-o)
 			LOPTS+=("$w" "${W[$((i + 1))]}")
 			[ "$w" = -o ] && OUTFILE=${W[$((i + 1))]}
@@ -65,7 +69,8 @@ guest_job() {	# guest_job LOADER KO: the job line for the case last split
 	j+=" $2"
 	for w in "${LVARS[@]}"; do j+=" $(shquote "$w")"; done
 	# With -o the output goes to a file: show it after the run, so it is
-	# compared like stdout.
-	[ -n "$OUTFILE" ] && j+="; s=\$?; cat $(shquote "$OUTFILE"); exit \$s"
+	# compared like stdout; then the next files (switch_file()), each
+	# after a line "== NAME".
+	[ -n "$OUTFILE" ] && j+="; s=\$?; cat $(shquote "$OUTFILE"); for f in $(shquote "$OUTFILE").*; do [ -f \"\$f\" ] && echo \"== \${f##*/}\" && cat \"\$f\"; done; exit \$s"
 	echo "$j"
 }

@@ -47,6 +47,8 @@
  *                  (through an IPI, hard irq) every 2 ms until stop, and a
  *                  line "cpus N" whenever the number of online CPUs
  *                  changes: CPU hotplug during a run
+ *   switch_every=K after every K-th line of lines=N, switch_file() (under
+ *                  the lock, so that the switch has its place in SEQ order)
  * At stop: "end" on stdout and "WARNING: ttest stop" on stderr, then the
  * counts "ttest: written W lost L" on stderr.
  */
@@ -104,6 +106,8 @@ static int slow;
 module_param(slow, int, 0);
 static bool hp;
 module_param(hp, bool, 0);
+static int switch_every;
+module_param(switch_every, int, 0);
 
 static DEFINE_RAW_SPINLOCK(seq_lock);
 static long seq;
@@ -159,6 +163,8 @@ static void one_line(void)
 		buf[n++] = '.';
 	buf[n++] = '\n';
 	out(buf, n);
+	if (switch_every > 0 && seq % switch_every == 0)
+		tp_transport_switch_file();
 	raw_spin_unlock_irqrestore(&seq_lock, flags);
 }
 

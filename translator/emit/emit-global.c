@@ -825,9 +825,15 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 	const char *name = sym->name;
 	const char *pnear = near_text(em, "identifier", "printf", &sym->loc);
 	const char *knear = near_text(em, "keyword", NULL, &sym->loc);
+	const char *cname = c_string(em, name, strlen(name));
 
 	if (sym->arity == 0 && sym->type == TYPE_LONG) {
-		out(b, "tp_printf(c, %s, (const struct tp_arg[]){ TPG_LARG(%s) }, "
+		out(b, "if (tp_json_mode)");
+		out(b, "\ttp_json_global(c, \"scalar\", %s, NULL, 0, "
+		    "(const struct tp_arg[]){ TPG_LARG(%s) }, 1);", cname,
+		    g->cname);
+		out(b, "else");
+		out(b, "\ttp_printf(c, %s, (const struct tp_arg[]){ TPG_LARG(%s) }, "
 		    "1);", c_string(em, em_printf(em, "%s=%%d\n", name),
 				    strlen(name) + 4), g->cname);
 		return;
@@ -835,7 +841,12 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 	if (sym->arity == 0 && sym->type == TYPE_STRING) {
 		const char *f = em_printf(em, "%s=\"%%#s\"\n", name);
 
-		out(b, "tp_printf(c, %s, (const struct tp_arg[]){ TPG_SARG(%s) }, "
+		out(b, "if (tp_json_mode)");
+		out(b, "\ttp_json_global(c, \"scalar\", %s, NULL, 0, "
+		    "(const struct tp_arg[]){ TPG_SARG(%s) }, 1);", cname,
+		    g->cname);
+		out(b, "else");
+		out(b, "\ttp_printf(c, %s, (const struct tp_arg[]){ TPG_SARG(%s) }, "
 		    "1);", c_string(em, f, strlen(f)), g->cname);
 		return;
 	}
@@ -849,7 +860,19 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 
 		out(b, "tp_stat_read(&%s, %s);", g->cname, p);
 		out(b, "if (tp_stat_avg(%s, &%s)) {", p, avg);
-		out(b, "\ttp_print(c, %s);", c_string(em, empty, strlen(empty)));
+		out(b, "\tif (tp_json_mode)");
+		out(b, "\t\ttp_json_global(c, \"stats\", %s, NULL, 0, "
+		    "(const struct tp_arg[]){ TPG_LARG(0) }, 1);", cname);
+		out(b, "\telse");
+		out(b, "\t\ttp_print(c, %s);", c_string(em, empty, strlen(empty)));
+		out(b, "\treturn;");
+		out(b, "}");
+		out(b, "if (tp_json_mode) {");
+		out(b, "\ttp_json_global(c, \"stats\", %s, NULL, 0, "
+		    "(const struct tp_arg[]){", cname);
+		out(b, "\t\tTPG_LARG(%s->count), TPG_LARG(%s->min), "
+		    "TPG_LARG(%s->max),", p, p, p);
+		out(b, "\t\tTPG_LARG(%s->sum), TPG_LARG(%s) }, 5);", p, avg);
 		out(b, "\treturn;");
 		out(b, "}");
 		out(b, "tp_printf(c, %s, (const struct tp_arg[]){", c_string(em, f,
@@ -863,13 +886,15 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 		int id = new_idx(em, g->cname);
 		const char *n = tmp_new(b, TMP_LONG), *i = tmp_new(b, TMP_LONG);
 		const char *e = em_printf(em, "tpg_idx_%d[%s]", id, i);
-		char *fmt = NULL, *args = NULL;
-		size_t flen = 0, alen = 0;
+		char *fmt = NULL, *args = NULL, *kargs = NULL, *vargs = NULL;
+		size_t flen = 0, alen = 0, klen = 0, vlen = 0;
 		FILE *f = open_memstream(&fmt, &flen);
 		FILE *a = open_memstream(&args, &alen);
-		int nargs = 0;
+		FILE *ka = open_memstream(&kargs, &klen);
+		FILE *va = open_memstream(&vargs, &vlen);
+		int nargs = 0, nvals = 1;
 
-		if (!f || !a)
+		if (!f || !a || !ka || !va)
 			abort();
 		fprintf(f, "%s[", name);
 		for (int k = 0; k < sym->arity; k++) {
@@ -878,9 +903,13 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 				fputs("\"%#s\"", f);
 				fprintf(a, "%sTPG_SARG(tp_map_key_string(&%s, %s, %d))",
 					nargs ? ", " : "", g->cname, e, k);
+				fprintf(ka, "%sTPG_SARG(tp_map_key_string(&%s, %s, %d))",
+					nargs ? ", " : "", g->cname, e, k);
 			} else {
 				fputs("%#d", f);
 				fprintf(a, "%sTPG_LARG(tp_map_key_long(&%s, %s, %d))",
+					nargs ? ", " : "", g->cname, e, k);
+				fprintf(ka, "%sTPG_LARG(tp_map_key_long(&%s, %s, %d))",
 					nargs ? ", " : "", g->cname, e, k);
 			}
 			nargs++;
@@ -895,9 +924,15 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 			fprintf(a, ", TPG_LARG(%s->count), TPG_LARG(%s->min), "
 				"TPG_LARG(%s->max), TPG_LARG(%s->sum), TPG_LARG(%s)",
 				p, p, p, p, avg);
+			fprintf(va, "TPG_LARG(%s->count), TPG_LARG(%s->min), "
+				"TPG_LARG(%s->max), TPG_LARG(%s->sum), TPG_LARG(%s)",
+				p, p, p, p, avg);
 			nargs += 5;
+			nvals = 5;
 			fclose(f);
 			fclose(a);
+			fclose(ka);
+			fclose(va);
 			out(b, "%s = tp_map_sort(&%s, &(const struct tp_map_sort){",
 			    n, g->cname);
 			out(b, "\t\t.dir = -1, .agg = TP_AGG_COUNT, .limit = -1 }, "
@@ -915,14 +950,20 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 				fputs("=\"%#s\"\n", f);
 				fprintf(a, ", TPG_SARG(tp_map_value_string(&%s, %s))",
 					g->cname, e);
+				fprintf(va, "TPG_SARG(tp_map_value_string(&%s, %s))",
+					g->cname, e);
 			} else {
 				fputs("=%d\n", f);
 				fprintf(a, ", TPG_LARG(tp_map_value_long(&%s, %s))",
+					g->cname, e);
+				fprintf(va, "TPG_LARG(tp_map_value_long(&%s, %s))",
 					g->cname, e);
 			}
 			nargs++;
 			fclose(f);
 			fclose(a);
+			fclose(ka);
+			fclose(va);
 			out(b, "%s = tp_map_sort(&%s, &(const struct tp_map_sort){",
 			    n, g->cname);
 			out(b, "\t\t.dir = -1, .limit = -1 }, tpg_idx_%d);", id);
@@ -934,11 +975,20 @@ void emit_print_at_exit(struct body *b, struct gvar *g)
 									 strlen(pnear)));
 			out(b, "\t\treturn;");
 		}
-		out(b, "\ttp_printf(c, %s, (const struct tp_arg[]){", c_string(em,
+		out(b, "\tif (tp_json_mode)");
+		out(b, "\t\ttp_json_global(c, \"%s\", %s, (const struct tp_arg[]){",
+		    sym->type == TYPE_STATS ? "stats" : "map", cname);
+		out(b, "\t\t\t%s }, %d, (const struct tp_arg[]){", kargs,
+		    sym->arity);
+		out(b, "\t\t\t%s }, %d);", vargs, nvals);
+		out(b, "\telse");
+		out(b, "\t\ttp_printf(c, %s, (const struct tp_arg[]){", c_string(em,
 			fmt, flen));
-		out(b, "\t\t%s }, %d);", args, nargs);
+		out(b, "\t\t\t%s }, %d);", args, nargs);
 		out(b, "}");
 		free(fmt);
 		free(args);
+		free(kargs);
+		free(vargs);
 	}
 }

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "transport.h"
@@ -67,6 +68,30 @@ int tp_transport_write(const char *buf, size_t len)
 		return -ENOSPC;
 	}
 	tp_stub_lines("tapir-out: ", buf, len);
+	return 0;
+}
+
+int tp_transport_write_fill(size_t len, void (*fill)(char *dst, void *arg),
+			    void *arg)
+{
+	static DEFINE_RAW_SPINLOCK(lock);
+	static char buf[8192];
+	unsigned long flags;
+
+	if (in_nmi() || len > sizeof(buf)) {
+		atomic_add((int)len, &tp_stub_lost);
+		return -ENOSPC;
+	}
+	raw_spin_lock_irqsave(&lock, flags);
+	fill(buf, arg);
+	tp_stub_lines("tapir-out: ", buf, len);
+	raw_spin_unlock_irqrestore(&lock, flags);
+	return 0;
+}
+
+int tp_transport_switch_file(void)
+{
+	pr_info("tapir-switch-file\n");
 	return 0;
 }
 
