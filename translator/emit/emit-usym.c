@@ -1,8 +1,8 @@
 /* emit-usym.c - pass 3's user-space symbol and unwind tables.
  *
  * A program whose code asks the runtime about user addresses (the
- * tapsets' usymname(), usymdata(), ubacktrace(), ...: embedded C that
- * calls tapir_usym or tapir_ubacktrace) gets a struct tp_ubin
+ * tapsets' usymname(), usymdata(), ubacktrace(), ...: a called function
+ * whose embedded C says "pragma:usyms") gets a struct tp_ubin
  * (runtime/tapir.h) for each binary of interest: the -d paths, every
  * process("PATH") probe's program and, with --ldd, the shared libraries
  * ldd(1) lists for those. Each path is made absolute and free of
@@ -79,8 +79,7 @@ static bool wants_usyms(const struct em *em)
 		const struct fninfo *fi = em->fns[i];
 
 		if (fi->called && fi->embedded && fi->fn->decl->code &&
-		    (strstr(fi->fn->decl->code, "tapir_usym") ||
-		     strstr(fi->fn->decl->code, "tapir_ubacktrace")))
+		    strstr(fi->fn->decl->code, "/* pragma:usyms */"))
 			return true;
 	}
 	return false;
