@@ -11,7 +11,8 @@
  * addresses then print as offsets into its file, runtime/usym.c).
  *
  * Per binary: the PT_LOAD segments, the function and object symbols of
- * .symtab (else .dynsym) by address, one per address (the one the table
+ * its separate debuginfo's .symtab, else its own .symtab, else .dynsym,
+ * by address, one per address (the one the table
  * lists last), each reaching up to the next, and an unwind table. The
  * unwind table comes from .eh_frame through libdw's CFI interpreter
  * here, at translate time: for every FDE (found through .eh_frame_hdr's
@@ -27,6 +28,7 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
@@ -421,6 +423,39 @@ static void read_cfi(struct ubin *b, Elf *elf)
 	dwarf_cfi_end(cfi);
 }
 
+/* The symbols of the binary's separate debuginfo, found by its build
+ * ID under /usr/lib/debug/.build-id (Debian's -dbg packages): its
+ * .symtab has the local functions a stripped library lacks, as stap
+ * 4.8 shows them (__libc_start_call_main, versioned names such as
+ * __libc_start_main@GLIBC_2.2.5). false when there is none. */
+static bool read_debug_syms(struct session *s, struct ubin *b, Elf *elf)
+{
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	char *path, *p;
+	Elf *dbg;
+	int fd;
+
+	if (n < 2)
+		return false;
+	path = p = xcalloc(1, 64 + 2 * (size_t)n);
+	p += sprintf(p, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (ssize_t i = 1; i < n; i++)
+		p += sprintf(p, "%02x", id[i]);
+	strcpy(p, ".debug");
+	fd = open(path, O_RDONLY);
+	free(path);
+	if (fd < 0)
+		return false;
+	dbg = elf_begin(fd, ELF_C_READ, NULL);
+	if (dbg)
+		read_syms(s, b, dbg);
+	if (dbg)
+		elf_end(dbg);
+	close(fd);
+	return b->nsyms > 0;
+}
+
 static bool read_binary(struct session *s, struct ubin *b)
 {
 	int fd = open(b->path, O_RDONLY);
@@ -454,7 +489,8 @@ static bool read_binary(struct session *s, struct ubin *b)
 		close(fd);
 		return false;
 	}
-	read_syms(s, b, elf);
+	if (!read_debug_syms(s, b, elf))
+		read_syms(s, b, elf);
 	read_cfi(b, elf);
 	elf_end(elf);
 	close(fd);
