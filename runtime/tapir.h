@@ -434,6 +434,10 @@ int tapir_usym(unsigned long addr, struct tapir_usym *u);
  * return addresses of the frames the binaries' unwind rules find, at
  * most max of them; 0 without a user space. */
 unsigned int tapir_ubacktrace(unsigned long *pcs, unsigned int max);
+/* The same walk from the given user pc, stack pointer and %rbp. */
+unsigned int tapir_ubacktrace_at(unsigned long pc, unsigned long sp,
+				 unsigned long bp, unsigned long *pcs,
+				 unsigned int max);
 /* matched(n): 0 and group n of the hit's last match in buf (MAXSTRINGLEN
  * bytes; "" for a group that took no part); -ENOENT when that match (or
  * none, before the first) has no group n; -ESRCH when it failed. */

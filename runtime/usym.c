@@ -261,19 +261,14 @@ static bool tp_uread(unsigned long addr, unsigned long *v)
 				       sizeof(*v));
 }
 
-unsigned int tapir_ubacktrace(unsigned long *pcs, unsigned int max)
+unsigned int tapir_ubacktrace_at(unsigned long pc, unsigned long sp,
+				 unsigned long bp, unsigned long *pcs,
+				 unsigned int max)
 {
-	struct pt_regs *regs = tapir_regs();
-	unsigned long pc, sp, bp;
 	unsigned int n = 0;
 
 	if (!max || !current->mm || (current->flags & PF_KTHREAD))
 		return 0;
-	if (!regs || !user_mode(regs))
-		regs = task_pt_regs(current);
-	pc = instruction_pointer(regs);
-	sp = user_stack_pointer(regs);
-	bp = regs->bp;
 	pcs[n++] = pc;
 	while (n < max) {
 		const struct tp_ucfi *r;
@@ -304,4 +299,16 @@ unsigned int tapir_ubacktrace(unsigned long *pcs, unsigned int max)
 		pcs[n++] = pc;
 	}
 	return n;
+}
+
+unsigned int tapir_ubacktrace(unsigned long *pcs, unsigned int max)
+{
+	struct pt_regs *regs = tapir_regs();
+
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	if (!regs || !user_mode(regs))
+		regs = task_pt_regs(current);
+	return tapir_ubacktrace_at(instruction_pointer(regs),
+				   user_stack_pointer(regs), regs->bp, pcs, max);
 }
