@@ -14,6 +14,14 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 		TIER_WHY="uprog did not build: $(echo "$out" | head -n 5)"
 		return 1
 	}
-	VMEXTRA=(--file "$out:$out" --file "$out-nofp:$out-nofp")
+	VMEXTRA=(--file "$out:$out" --file "$out-nofp:$out-nofp"
+		 --file "$out-dyn:$out-dyn"
+		 --file "$(readlink -f /lib64/ld-linux-x86-64.so.2):/lib64/ld-linux-x86-64.so.2")
+	# uprog-dyn's libc, at the path whose tables --ldd puts in the module
+	local l
+	for l in $(ldd "$out-dyn" | awk '/=>/ { print $3 }'); do
+		l=$(readlink -f "$l")
+		VMEXTRA+=(--file "$l:$l")
+	done
 	return 0
 }
