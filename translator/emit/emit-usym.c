@@ -25,6 +25,11 @@
  * rows and reads the stack (runtime/usym.c), and an unwinding step is
  * bounded by construction. Rows with the same rules as the previous one
  * are merged.
+ *
+ * A program that also asks for source lines (usymfileline(): embedded C
+ * saying "pragma:ulines") gets each binary's DWARF line table as rows
+ * too (address, line, file), from the separate debuginfo when there is
+ * one.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -40,6 +45,7 @@
 #include <unistd.h>
 
 #include "emit-internal.h"
+#include "strmap.h"
 #include "xalloc.h"
 
 /* DWARF register numbers of x86_64 */
@@ -62,8 +68,18 @@ struct ucfi {
 	int reg;
 };
 
+struct uline {
+	uint64_t pc;
+	unsigned int line, file;
+	size_t seq;			/* in the order libdw gives them */
+};
+
 struct ubin {
 	const char *path;
+	struct uline *lines;
+	size_t nlines;
+	const char **files;
+	size_t nfiles;
 	GElf_Phdr *segs;
 	size_t nsegs;
 	struct usym *syms;
@@ -75,13 +91,14 @@ struct ubin {
 
 /* ---- which binaries ---- */
 
-static bool wants_usyms(const struct em *em)
+/* Whether a called function's embedded C says pragma. */
+static bool wants(const struct em *em, const char *pragma)
 {
 	for (int i = 0; i < em->nfns; i++) {
 		const struct fninfo *fi = em->fns[i];
 
 		if (fi->called && fi->embedded && fi->fn->decl->code &&
-		    strstr(fi->fn->decl->code, "/* pragma:usyms */"))
+		    strstr(fi->fn->decl->code, pragma))
 			return true;
 	}
 	return false;
@@ -423,41 +440,119 @@ static void read_cfi(struct ubin *b, Elf *elf)
 	dwarf_cfi_end(cfi);
 }
 
-/* The symbols of the binary's separate debuginfo, found by its build
- * ID under /usr/lib/debug/.build-id (Debian's -dbg packages): its
+/* The binary's separate debuginfo, found by its build ID under
+ * /usr/lib/debug/.build-id (Debian's -dbg packages), or NULL: its
  * .symtab has the local functions a stripped library lacks, as stap
  * 4.8 shows them (__libc_start_call_main, versioned names such as
- * __libc_start_main@GLIBC_2.2.5). false when there is none. */
-static bool read_debug_syms(struct session *s, struct ubin *b, Elf *elf)
+ * __libc_start_main@GLIBC_2.2.5), and its DWARF the lines. */
+static Elf *open_debug(Elf *elf, int *fd)
 {
 	const unsigned char *id;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
 	char *path, *p;
 	Elf *dbg;
-	int fd;
 
 	if (n < 2)
-		return false;
+		return NULL;
 	path = p = xcalloc(1, 64 + 2 * (size_t)n);
 	p += sprintf(p, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (ssize_t i = 1; i < n; i++)
 		p += sprintf(p, "%02x", id[i]);
 	strcpy(p, ".debug");
-	fd = open(path, O_RDONLY);
+	*fd = open(path, O_RDONLY);
 	free(path);
-	if (fd < 0)
-		return false;
-	dbg = elf_begin(fd, ELF_C_READ, NULL);
-	if (dbg)
-		read_syms(s, b, dbg);
-	if (dbg)
-		elf_end(dbg);
-	close(fd);
-	return b->nsyms > 0;
+	if (*fd < 0)
+		return NULL;
+	dbg = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!dbg)
+		close(*fd);
+	return dbg;
 }
 
-static bool read_binary(struct session *s, struct ubin *b)
+static int by_pc(const void *a, const void *b)
 {
+	const struct uline *x = a, *y = b;
+
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The line rows of elf's DWARF: each line table row's address, line
+ * and file, an end of sequence as line 0; sorted, one row per address
+ * (the last the table gives for it). */
+static void read_lines(struct session *s, struct ubin *b, Elf *elf)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	struct strmap files = { 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0, k = 0;
+
+	if (!dw)
+		return;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    dwarf_getsrclines(&cu, &lines, &n) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Addr pc;
+				int line;
+				bool end = false;
+				const char *f;
+				void *idx;
+
+				if (!l || dwarf_lineaddr(l, &pc) ||
+				    dwarf_lineno(l, &line) ||
+				    dwarf_lineendsequence(l, &end) ||
+				    !(f = dwarf_linesrc(l, NULL, NULL)))
+					continue;
+				if (b->nlines == cap) {
+					cap = cap ? 2 * cap : 1024;
+					b->lines = xrealloc(b->lines,
+							    cap * sizeof(*b->lines));
+				}
+				idx = strmap_get(&files, f);
+				if (!idx) {
+					b->files = xrealloc(b->files,
+						(b->nfiles + 1) * sizeof(*b->files));
+					b->files[b->nfiles] =
+						arena_strdup(&s->arena, f);
+					idx = (void *)(uintptr_t)++b->nfiles;
+					strmap_add(&s->arena, &files,
+						   b->files[b->nfiles - 1], idx);
+				}
+				b->lines[b->nlines++] = (struct uline){
+					.pc = pc, .line = end ? 0 : (unsigned)line,
+					.file = (unsigned)(uintptr_t)idx - 1,
+					.seq = b->nlines,
+				};
+			}
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+	if (!b->nlines)
+		return;
+	/* at one address the last row wins, but an end of sequence does
+	 * not hide the line a next sequence starts there with */
+	qsort(b->lines, b->nlines, sizeof(*b->lines), by_pc);
+	for (size_t i = 1; i < b->nlines; i++) {
+		if (b->lines[i].pc != b->lines[k].pc)
+			b->lines[++k] = b->lines[i];
+		else if (b->lines[i].line || !b->lines[k].line)
+			b->lines[k] = b->lines[i];
+	}
+	b->nlines = k + 1;
+}
+
+static bool read_binary(struct session *s, struct ubin *b, bool lines)
+{
+	Elf *dbg;
+	int dfd = -1;
 	int fd = open(b->path, O_RDONLY);
 	Elf *elf;
 	size_t nph;
@@ -489,8 +584,17 @@ static bool read_binary(struct session *s, struct ubin *b)
 		close(fd);
 		return false;
 	}
-	if (!read_debug_syms(s, b, elf))
+	dbg = open_debug(elf, &dfd);
+	if (dbg)
+		read_syms(s, b, dbg);
+	if (!b->nsyms)
 		read_syms(s, b, elf);
+	if (lines)
+		read_lines(s, b, dbg ? dbg : elf);
+	if (dbg) {
+		elf_end(dbg);
+		close(dfd);
+	}
 	read_cfi(b, elf);
 	elf_end(elf);
 	close(fd);
@@ -537,6 +641,19 @@ static void write_binary(struct em *em, const struct ubin *b, int k, FILE *o)
 		}
 		fputs("};\n", o);
 	}
+	if (b->nlines) {
+		fprintf(o, "static const char *const tpg_ufile_%d[] = {\n", k);
+		for (size_t i = 0; i < b->nfiles; i++)
+			fprintf(o, "\t%s,\n", c_string(em, b->files[i],
+							 strlen(b->files[i])));
+		fprintf(o, "};\nstatic const struct tp_uline tpg_uline_%d[] = {\n",
+			k);
+		for (size_t i = 0; i < b->nlines; i++)
+			fprintf(o, "\t{ %#llx, %u, %u },\n",
+				(unsigned long long)(b->lines[i].pc - b->base),
+				b->lines[i].line, b->lines[i].file);
+		fputs("};\n", o);
+	}
 	fputc('\n', o);
 }
 
@@ -550,7 +667,9 @@ void emit_usym_tables(struct em *em, FILE *o)
 	int k = 0;
 
 	nubins = 0;
-	if (!wants_usyms(em))
+	bool lines = wants(em, "/* pragma:ulines */");
+
+	if (!wants(em, "/* pragma:usyms */"))
 		return;
 	n = binary_paths(em, &paths);
 	if (!n) {
@@ -567,16 +686,21 @@ void emit_usym_tables(struct em *em, FILE *o)
 		b->path = paths[i];
 		/* a binary that is not x86_64 ELF has no table; its
 		 * addresses print in hex */
-		if (!read_binary(em->s, b)) {
+		if (!read_binary(em->s, b, lines)) {
 			free(b->segs);
 			free(b->syms);
 			free(b->cfi);
+			free(b->lines);
+			free(b->files);
 			memset(b, 0, sizeof(*b));
 			continue;
 		}
 		/* rows whose pc does not fit the runtime's u32 go */
 		while (b->ncfi && b->cfi[b->ncfi - 1].pc - b->base > UINT32_MAX)
 			b->ncfi--;
+		while (b->nlines && (b->lines[b->nlines - 1].pc < b->base ||
+				     b->lines[b->nlines - 1].pc - b->base > UINT32_MAX))
+			b->nlines--;
 		write_binary(em, b, k, o);
 		k++;
 	}
@@ -599,6 +723,10 @@ void emit_usym_tables(struct em *em, FILE *o)
 				fprintf(o, "\t\t.cfi = tpg_ucfi_%d,\n"
 					"\t\t.ncfi = ARRAY_SIZE(tpg_ucfi_%d),\n",
 					i, i);
+			if (b->nlines)
+				fprintf(o, "\t\t.lines = tpg_uline_%d,\n"
+					"\t\t.nlines = ARRAY_SIZE(tpg_uline_%d),\n"
+					"\t\t.files = tpg_ufile_%d,\n", i, i, i);
 			fputs("\t},\n", o);
 		}
 		fputs("};\n\n", o);
@@ -607,6 +735,8 @@ void emit_usym_tables(struct em *em, FILE *o)
 		free(bins[i].segs);
 		free(bins[i].syms);
 		free(bins[i].cfi);
+		free(bins[i].lines);
+		free(bins[i].files);
 	}
 	free(bins);
 	free(paths);
