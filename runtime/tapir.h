@@ -336,6 +336,14 @@ struct tp_ucfi {
 	u8 cfa_reg;			/* TP_UCFI_* */
 };
 
+/* A row of the line table: from pc on until the next row, the source
+ * line of files[file]; line 0: none (the end of a sequence). */
+struct tp_uline {
+	u32 pc;				/* link-time address - tp_ubin.base */
+	u32 line;
+	u32 file;
+};
+
 struct tp_ubin {
 	const char *path;		/* absolute, no symbolic links */
 	const struct tp_useg *segs;
@@ -345,6 +353,10 @@ struct tp_ubin {
 	unsigned long base;		/* the lowest segment's vaddr */
 	const struct tp_ucfi *cfi;	/* by pc */
 	unsigned int ncfi;
+	const struct tp_uline *lines;	/* by pc; only for a program that
+					 * asks for lines (usymfileline) */
+	unsigned int nlines;
+	const char *const *files;
 };
 
 struct tp_module {
@@ -424,6 +436,8 @@ struct tapir_usym {
 	unsigned long modoff, modsize;
 	const char *name;
 	unsigned long off, size;
+	const char *file;		/* the source line there, when the */
+	unsigned int line;		/* tables have lines: else NULL, 0 */
 };
 /* 0 with *u set; -ENOENT when no file is mapped at addr (or the task
  * has no user space); -EBUSY when the task's mappings cannot be looked

@@ -118,7 +118,9 @@ static const struct tp_ubin *tp_ubin_of(struct inode *inode, unsigned long off,
 	return NULL;
 }
 
-static int tp_ulocate(unsigned long addr, struct tp_uloc *l)
+/* span: also the file's offset and span (a walk over the task's VMAs);
+ * the unwinder needs neither. */
+static int tp_ulocate(unsigned long addr, struct tp_uloc *l, bool span)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma, *v;
@@ -137,7 +139,7 @@ static int tp_ulocate(unsigned long addr, struct tp_uloc *l)
 	/* the file's mappings: the binary's segments */
 	lo = vma->vm_start;
 	hi = vma->vm_end;
-	{
+	if (span) {
 		VMA_ITERATOR(vmi, mm, 0);
 
 		for_each_vma(vmi, v)
@@ -196,7 +198,7 @@ int tapir_usym(unsigned long addr, struct tapir_usym *u)
 {
 	const struct tp_usym *s = NULL;
 	struct tp_uloc l;
-	int rc = tp_ulocate(addr, &l);
+	int rc = tp_ulocate(addr, &l, true);
 
 	if (rc)
 		return rc;
@@ -208,6 +210,26 @@ int tapir_usym(unsigned long addr, struct tapir_usym *u)
 	u->name = s ? s->name : NULL;
 	u->off = s ? l.vaddr - s->addr : 0;
 	u->size = s ? s->size : 0;
+	u->file = NULL;
+	u->line = 0;
+	if (l.bin && l.bin->nlines && l.vaddr >= l.bin->base &&
+	    l.vaddr - l.bin->base <= U32_MAX) {
+		unsigned long pc = l.vaddr - l.bin->base;
+		unsigned int lo = 0, hi = l.bin->nlines;
+
+		while (lo < hi) {
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (l.bin->lines[mid].pc <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && l.bin->lines[lo - 1].line) {
+			u->file = l.bin->files[l.bin->lines[lo - 1].file];
+			u->line = l.bin->lines[lo - 1].line;
+		}
+	}
 	return 0;
 }
 
@@ -277,7 +299,7 @@ unsigned int tapir_ubacktrace_at(unsigned long pc, unsigned long sp,
 
 		/* a return address is past its call: look up the call's
 		 * own instruction, which may end its function */
-		if (tp_ulocate(n > 1 ? pc - 1 : pc, &l))
+		if (tp_ulocate(n > 1 ? pc - 1 : pc, &l, false))
 			break;
 		if (!l.bin || !l.bin->ncfi) {
 			tp_uwarn_missing(l.path);
