@@ -173,6 +173,10 @@ void tp_uprobes_running(void);		/* once RUNNING: the processes
 					 * there already */
 void tp_uprobes_stop(void);		/* no handler runs afterwards */
 void tp_uprobes_free(void);
+
+/* ---- usym.c: user-space symbols and backtraces ---- */
+void tp_usym_start(void);		/* may sleep: the binaries' inodes */
+void tp_usym_stop(void);		/* module exit: drop them */
 /* ---- tracepoint.c ---- */
 int tp_tracepoints_init(void);		/* module init: allocation */
 int tp_tracepoints_start(void);		/* session start: refusals warn */

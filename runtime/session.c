@@ -140,6 +140,7 @@ int tp_session_start(void)
 	tp_started = true;
 
 	tp_relocs_resolve();
+	tp_usym_start();
 	tp_run_ordered(TP_PROBE_BEGIN);
 
 	rc = tp_timers_start(&failed);
@@ -386,6 +387,7 @@ static void tp_free_all(void)
 	tp_perf_free();
 	tp_netfilter_free();
 	tp_uprobes_free();
+	tp_usym_stop();
 	tp_tracepoints_free();
 	tp_procfs_free();
 	tp_kprobes_free();

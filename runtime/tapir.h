@@ -315,6 +315,60 @@ struct tp_reloc {
 	unsigned long *addr;
 };
 
+/*
+ * The user-space binaries whose symbols and unwind rules pass 3 put in
+ * the module (runtime/usym.c): the -d programs and libraries, every
+ * process("PATH") probe's, and with --ldd their shared libraries. Addresses are the binary's link-time ones; the
+ * runtime maps a task's address to one through the task's mapping of
+ * the file and the binary's PT_LOAD segments.
+ */
+struct tp_useg {			/* a PT_LOAD segment */
+	unsigned long offset, vaddr, filesz;
+};
+
+struct tp_usym {			/* a function or object symbol */
+	unsigned long addr, size;
+	const char *name;
+};
+
+/* How to find the caller's frame from pc on until the next row: the
+ * CFA is cfa_reg + cfa_off, the return address is at CFA + ra_off and
+ * %rbp, when bp_off is not 0, was saved at CFA + bp_off (else it is
+ * unchanged). TP_UCFI_NONE: no rule (no FDE covers pc, or one this
+ * table cannot express); ra_off 0: the return address is undefined
+ * (the outermost frame). */
+enum { TP_UCFI_NONE, TP_UCFI_SP, TP_UCFI_BP };
+
+struct tp_ucfi {
+	u32 pc;				/* link-time address - tp_ubin.base */
+	s32 cfa_off;
+	s16 ra_off, bp_off;
+	u8 cfa_reg;			/* TP_UCFI_* */
+};
+
+/* A row of the line table: from pc on until the next row, the source
+ * line of files[file]; line 0: none (the end of a sequence). */
+struct tp_uline {
+	u32 pc;				/* link-time address - tp_ubin.base */
+	u32 line;
+	u32 file;
+};
+
+struct tp_ubin {
+	const char *path;		/* absolute, no symbolic links */
+	const struct tp_useg *segs;
+	unsigned int nsegs;
+	const struct tp_usym *syms;	/* by addr */
+	unsigned int nsyms;
+	unsigned long base;		/* the lowest segment's vaddr */
+	const struct tp_ucfi *cfi;	/* by pc */
+	unsigned int ncfi;
+	const struct tp_uline *lines;	/* by pc; only for a program that
+					 * asks for lines (usymfileline) */
+	unsigned int nlines;
+	const char *const *files;
+};
+
 struct tp_module {
 	const char *script;		/* the script's file name, or "<input>" */
 	const struct tp_probe *probes;	/* every probe, any order */
@@ -325,6 +379,8 @@ struct tp_module {
 	void (*free_globals)(void);
 	const struct tp_reloc *relocs;	/* global variables' anchors */
 	unsigned int nrelocs;
+	const struct tp_ubin *ubins;	/* user-space symbols and unwind */
+	unsigned int nubins;
 };
 
 extern const struct tp_module tapir_module;
@@ -391,6 +447,32 @@ void tapir_switch_file(void);
 int tapir_symname(unsigned long addr, char *buf, size_t n);
 int tapir_symdata(unsigned long addr, char *buf, size_t n);
 unsigned int tapir_backtrace(unsigned long *pcs, unsigned int max);
+/* A user address of the current task (runtime/usym.c): the file
+ * mapped there (its path, the address's offset from the file's lowest
+ * mapping, the span of the file's mappings) and the symbol covering it
+ * (name NULL when none of the module's tables does). path stays valid
+ * until the handler ends. */
+struct tapir_usym {
+	const char *path;
+	unsigned long modoff, modsize;
+	const char *name;
+	unsigned long off, size;
+	const char *file;		/* the source line there, when the */
+	unsigned int line;		/* tables have lines: else NULL, 0 */
+};
+/* 0 with *u set; -ENOENT when no file is mapped at addr (or the task
+ * has no user space); -EBUSY when the task's mappings cannot be looked
+ * at without waiting. */
+int tapir_usym(unsigned long addr, struct tapir_usym *u);
+/* The current task's user stack, innermost first: the address user
+ * space was at (the probed instruction in a user-space probe) and the
+ * return addresses of the frames the binaries' unwind rules find, at
+ * most max of them; 0 without a user space. */
+unsigned int tapir_ubacktrace(unsigned long *pcs, unsigned int max);
+/* The same walk from the given user pc, stack pointer and %rbp. */
+unsigned int tapir_ubacktrace_at(unsigned long pc, unsigned long sp,
+				 unsigned long bp, unsigned long *pcs,
+				 unsigned int max);
 /* matched(n): 0 and group n of the hit's last match in buf (MAXSTRINGLEN
  * bytes; "" for a group that took no part); -ENOENT when that match (or
  * none, before the first) has no group n; -ESRCH when it failed. */

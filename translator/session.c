@@ -28,6 +28,7 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	free(s->include_dirs);
+	free(s->usym_paths);
 	dwarf_free(s);
 	process_free(s);
 	kconfig_free(s->kconfig);
@@ -42,6 +43,15 @@ void session_add_include(struct session *s, const char *dir)
 
 	v[s->ninclude++] = dir;
 	s->include_dirs = v;
+}
+
+void session_add_usym_path(struct session *s, const char *path)
+{
+	const char **v = xrealloc(s->usym_paths,
+				 sizeof(*v) * (size_t)(s->nusym_paths + 1));
+
+	v[s->nusym_paths++] = path;
+	s->usym_paths = v;
 }
 
 struct srcfile *session_add_source(struct session *s, const char *name,

@@ -40,6 +40,10 @@ struct session {
 	const char **include_dirs;	/* -I DIR, in order */
 	int ninclude;
 	const char *target;		/* -r RELEASE|BUILDDIR, or NULL */
+	const char **usym_paths;	/* -d PATH: binaries whose symbol and
+					 * unwind tables go in the module */
+	int nusym_paths;
+	bool ldd;			/* --ldd: their shared libraries too */
 
 	/* the target kernel, resolved on first use */
 	struct kconfig *kconfig;
@@ -57,6 +61,7 @@ struct session {
 struct session *session_new(void);
 void session_free(struct session *s);
 void session_add_include(struct session *s, const char *dir);
+void session_add_usym_path(struct session *s, const char *path);
 
 /* Register a file's text with the session; the text is copied. */
 struct srcfile *session_add_source(struct session *s, const char *name,

@@ -33,7 +33,7 @@ translator_libtapir_a_SOURCES = \
 	translator/debuginfo/ksyms.c \
 	translator/emit/emit.c translator/emit/emit.h translator/emit/emit-internal.h \
 	translator/emit/emit-expr.c translator/emit/emit-stmt.c \
-	translator/emit/emit-global.c translator/emit/emit-dwarf.c \
+	translator/emit/emit-global.c translator/emit/emit-dwarf.c translator/emit/emit-usym.c \
 	translator/emit/emit-trace.c \
 	translator/emit/regex.c translator/emit/regex-compile.h
 translator_libtapir_a_CPPFLAGS = -I$(top_srcdir)/translator -I$(top_builddir)/translator \

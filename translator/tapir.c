@@ -150,6 +150,11 @@ static void usage(FILE *out)
 	      "  -k             keep the build folder\n"
 	      "  --all-modules  accepted for stap: every loaded module's symbols\n"
 	      "                 are always there (kallsyms)\n"
+	      "  -d PATH        put the symbol and unwind tables of the program or\n"
+	      "                 library PATH in the module (user backtraces); a\n"
+	      "                 kernel module's name is accepted (kallsyms)\n"
+	      "  --ldd          the same for the shared libraries (ldd) of every\n"
+	      "                 -d and process(\"PATH\") program\n"
 	      "  --disable-cache  neither use nor fill the module cache\n"
 	      "  --clean-cache  empty the module cache\n"
 	      "  --vm           run in a qemu guest booting an installed kernel\n"
@@ -171,7 +176,7 @@ int main(int argc, char **argv)
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
 	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
 	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
-	       OPT_ALL_MODULES, OPT_JSON };
+	       OPT_ALL_MODULES, OPT_JSON, OPT_LDD };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -180,6 +185,7 @@ int main(int argc, char **argv)
 		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_ALIASES },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "vm", no_argument, NULL, OPT_VM },
@@ -204,7 +210,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:k", longopts,
+	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:kd:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -260,6 +266,12 @@ int main(int argc, char **argv)
 			/* stap's option to carry every module's symbols: the
 			 * runtime symbolizes through the kernel's kallsyms,
 			 * which holds every loaded module's already. */
+			break;
+		case 'd':
+			session_add_usym_path(s, optarg);
+			break;
+		case OPT_LDD:
+			s->ldd = true;
 			break;
 		case 'c':
 			ro.cmd = optarg;

@@ -1,7 +1,8 @@
 # testsuite/uprobe-run/tier.sh: sourced by ../run/run-tier --cases=DIR and
 # ../run/oracle.sh --cases=DIR (see run-tier's header). What the
 # uprobe-run cases need beyond the run tier's: uprog (../uprog), built by
-# ../uprog/build at its fixed path /tmp/tapir-uprog/uprog, where both the
+# ../uprog/build at its fixed path /tmp/tapir-uprog/uprog (and uprog-nofp
+# beside it), where both the
 # translator (pass 2 reads its ELF file) and the guest (the uprobes go on
 # its inode there) find it; the cases run it as -c '/tmp/tapir-uprog/uprog
 # ...'.
@@ -13,6 +14,14 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 		TIER_WHY="uprog did not build: $(echo "$out" | head -n 5)"
 		return 1
 	}
-	VMEXTRA=(--file "$out:$out")
+	VMEXTRA=(--file "$out:$out" --file "$out-nofp:$out-nofp"
+		 --file "$out-dyn:$out-dyn"
+		 --file "$(readlink -f /lib64/ld-linux-x86-64.so.2):/lib64/ld-linux-x86-64.so.2")
+	# uprog-dyn's libc, at the path whose tables --ldd puts in the module
+	local l
+	for l in $(ldd "$out-dyn" | awk '/=>/ { print $3 }'); do
+		l=$(readlink -f "$l")
+		VMEXTRA+=(--file "$l:$l")
+	done
 	return 0
 }

@@ -1515,6 +1515,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 
 	/* probes */
 	emit_dwarf_relocs(&em, o);
+	emit_usym_tables(&em, o);
 	fputs("/* ---- probes ---- */\n\n", o);
 	for (int i = 0; i < np; i++) {
 		pos[i].light = own_kprobe_handler(&pos[i]) &&
@@ -1604,6 +1605,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 		any_probe_frame || any_fn_frame || em.nregexes ?
 		"sizeof(struct tp_frames)" : "0");
 	emit_dwarf_module_fields(&em, o);
+	emit_usym_module_fields(&em, o);
 	fputs("};\n", o);
 
 done:
