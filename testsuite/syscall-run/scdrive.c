@@ -2,6 +2,7 @@
  * known arguments, one group per command word.
  *
  *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
+ *		sigsock
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -18,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/time.h>
@@ -581,6 +583,63 @@ static void last(void)
 	SC1(SYS_uselib, A_NOENT);
 }
 
+/* socket options, queued and awaited signals, prctl */
+static void sigsock(void)
+{
+	int *one = (int *)A_MORE, *len = (int *)(A_MORE + 0x10);
+	unsigned long *set = (unsigned long *)(A_MORE + 0x20);
+	struct timespec *ts = (struct timespec *)(A_MORE + 0x40);
+	siginfo_t *si = (siginfo_t *)(A_MORE + 0x100);
+	siginfo_t *got = (siginfo_t *)(A_MORE + 0x200);
+	long s;
+
+	*one = 1;
+	*len = 4;
+	s = SC3(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+	SC5(SYS_setsockopt, s, SOL_SOCKET, SO_REUSEADDR, A_MORE, 4);
+	SC5(SYS_getsockopt, s, SOL_SOCKET, SO_TYPE, A_MORE + 0x08, A_MORE + 0x10);
+	SC5(SYS_setsockopt, s, IPPROTO_TCP, 1, A_MORE, 4);	/* ENOPROTOOPT */
+	SC5(SYS_getsockopt, 99, 12345, 999, A_MORE + 0x08, A_MORE + 0x10);
+	SC1(SYS_close, s);
+	/* SIGUSR2 is not pending: a zero timeout fails with EAGAIN at once */
+	*set = 1UL << (SIGUSR2 - 1) | 1UL << (SIGHUP - 1);
+	ts->tv_sec = 0;
+	ts->tv_nsec = 0;
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, 0, A_MORE + 0x40, 8);
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, A_MORE + 0x200, A_MORE + 0x40, 8);
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, 0, 0, 4);	/* EINVAL */
+	memset(got, 0, sizeof(*got));
+	si->si_signo = SIGUSR1;
+	si->si_code = SI_QUEUE;
+	si->si_pid = 1;
+	si->si_uid = 0;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, A_MORE + 0x100);	/* ESRCH */
+	SC4(SYS_rt_tgsigqueueinfo, 99999, 99999, SIGUSR1, A_MORE + 0x100);
+	si->si_signo = SIGCHLD;
+	si->si_code = CLD_EXITED;
+	si->si_pid = 5;
+	si->si_uid = 6;
+	si->si_status = 3;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGCHLD, A_MORE + 0x100);	/* EPERM */
+	si->si_code = CLD_KILLED;
+	si->si_status = SIGKILL;
+	SC4(SYS_rt_tgsigqueueinfo, 99999, 99999, SIGCHLD, A_MORE + 0x100);
+	si->si_signo = SIGSEGV;
+	si->si_code = SEGV_MAPERR;
+	si->si_addr = (void *)0x1234;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGSEGV, A_MORE + 0x100);
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, 0x8);		/* EFAULT */
+	SC1(SYS_prctl, PR_GET_DUMPABLE);
+	SC2(SYS_prctl, PR_SET_TIMERSLACK, 50000);
+	SC2(SYS_prctl, PR_CAPBSET_READ, 21);			/* CAP_SYS_ADMIN */
+	SC2(SYS_prctl, PR_SET_PDEATHSIG, 0);
+	SC2(SYS_prctl, PR_SET_UNALIGN, 2);			/* EINVAL on x86 */
+	SC3(SYS_prctl, PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_DEFAULT);
+	SC2(SYS_prctl, PR_SET_SECUREBITS, 0x10 | 0x100);	/* EPERM or 0 */
+	SC3(SYS_prctl, PR_SET_MM, 999, 0x1000);			/* EINVAL */
+	SC5(SYS_prctl, 12345, 1, 2, 3, 4);			/* EINVAL */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -626,7 +685,7 @@ int main(int argc, char **argv)
 		{ "sig", sig }, { "misc", misc }, { "more", more },
 		{ "trace", trace }, { "more2", more2 },
 		{ "more3", more3 }, { "ipc", ipc },
-		{ "last", last },
+		{ "last", last }, { "sigsock", sigsock },
 	};
 
 	setup();
