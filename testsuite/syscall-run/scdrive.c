@@ -2,7 +2,7 @@
  * known arguments, one group per command word.
  *
  *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
- *		sigsock
+ *		sigsock timex quota
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -20,10 +20,13 @@
 #include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/quota.h>
+#include <linux/dqblk_xfs.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -640,6 +643,37 @@ static void sigsock(void)
 	SC5(SYS_prctl, 12345, 1, 2, 3, 4);			/* EINVAL */
 }
 
+/* the kernel clock's tuning: reads, and values it refuses */
+static void timex(void)
+{
+	struct timex *tx = (struct timex *)(A_MORE + 0x400);
+
+	SC1(SYS_adjtimex, A_MORE + 0x400);			/* a read */
+	tx->modes = ADJ_TICK | ADJ_FREQUENCY;
+	tx->freq = 0x7fff0000L;
+	tx->tick = 1;
+	SC1(SYS_adjtimex, A_MORE + 0x400);			/* EINVAL */
+	SC1(SYS_adjtimex, 0x8);					/* EFAULT */
+	memset(tx, 0, sizeof(*tx));
+	SC2(SYS_clock_adjtime, CLOCK_REALTIME, A_MORE + 0x400);
+	SC2(SYS_clock_adjtime, CLOCK_MONOTONIC, A_MORE + 0x400);	/* EOPNOTSUPP */
+	SC2(SYS_clock_adjtime, 99, A_MORE + 0x400);		/* EINVAL */
+}
+
+/* disk quotas: each argstr layout, on paths that are no block device */
+static void quota(void)
+{
+	memset((void *)(A_MORE + 0x500), 0, 0x100);
+	SC4(SYS_quotactl, QCMD(Q_SYNC, USRQUOTA), 0, 0, 0);
+	SC4(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), A_NOENT, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_QUOTAON, GRPQUOTA), A_NOENT, QFMT_VFS_V0, A_PATH);
+	SC4(SYS_quotactl, QCMD(Q_GETINFO, 5), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_GETFMT, USRQUOTA), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_QUOTAOFF, GRPQUOTA), A_TMP, 0, 0);
+	SC4(SYS_quotactl, QCMD(Q_XGETQSTAT, USRQUOTA), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(0x1234, USRQUOTA), A_TMP, 7, A_BUF);
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -686,6 +720,7 @@ int main(int argc, char **argv)
 		{ "trace", trace }, { "more2", more2 },
 		{ "more3", more3 }, { "ipc", ipc },
 		{ "last", last }, { "sigsock", sigsock },
+		{ "timex", timex }, { "quota", quota },
 	};
 
 	setup();
