@@ -2,7 +2,7 @@
  * known arguments, one group per command word.
  *
  *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
- *		sigsock timex quota
+ *		sigsock timex quota x86
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -674,6 +674,27 @@ static void quota(void)
 	SC4(SYS_quotactl, QCMD(0x1234, USRQUOTA), A_TMP, 7, A_BUF);
 }
 
+/* x86's own calls and rare ones; a table gap (335) for ni_syscall */
+static void x86(void)
+{
+	SC2(SYS_arch_prctl, 0x1003, A_MORE);			/* ARCH_GET_FS */
+	SC2(SYS_arch_prctl, 0x1004, A_MORE + 8);		/* ARCH_GET_GS */
+	SC2(SYS_arch_prctl, 0x9999, 0);				/* EINVAL */
+	SC3(SYS_ioperm, 0x80, 1, 0);
+	SC3(SYS_ioperm, 0x10000, 8, 1);				/* EINVAL */
+	SC1(SYS_iopl, 0);
+	SC1(SYS_iopl, 5);					/* EINVAL */
+	SC3(SYS_modify_ldt, 0, A_BUF, 16);
+	SC3(SYS_modify_ldt, 99, 0, 0);				/* ENOSYS */
+	SC1(447, 0x1234);				/* memfd_secret: EINVAL */
+	SC2(SYS_sysfs, 1, A_FSTYPE);
+	SC3(SYS_sysfs, 2, 0, A_BUF);
+	SC1(SYS_sysfs, 99);					/* EINVAL */
+	SC0(SYS_restart_syscall);				/* EINTR */
+	SC3(SYS_lookup_dcookie, 0x1234, A_BUF, 16);
+	SC0(335);						/* ENOSYS */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -721,6 +742,7 @@ int main(int argc, char **argv)
 		{ "more3", more3 }, { "ipc", ipc },
 		{ "last", last }, { "sigsock", sigsock },
 		{ "timex", timex }, { "quota", quota },
+		{ "x86", x86 },
 	};
 
 	setup();

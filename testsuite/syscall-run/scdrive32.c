@@ -8,7 +8,8 @@
  * run of the same build. It makes socketcall(2)'s SYS_SEND and SYS_RECV
  * on a pair of datagram sockets, and on fd 99, then the old calls of the
  * ia32 table that x86_64's lacks (waitpid, sgetmask, signal, _llseek,
- * sigpending, sigprocmask, statfs64, fstatfs64); it prints nothing.
+ * sigpending, sigprocmask, statfs64, fstatfs64, get_thread_area,
+ * set_thread_area); it prints nothing.
  */
 #define NR_exit		1
 #define NR_waitpid	7
@@ -17,6 +18,8 @@
 #define NR_sigpending	73
 #define NR_sigprocmask	126
 #define NR__llseek	140
+#define NR_set_thread_area 243
+#define NR_get_thread_area 244
 #define NR_statfs64	268
 #define NR_fstatfs64	269
 #define NR_socketcall	102
@@ -53,6 +56,7 @@ static char tmp[] = "/tmp";
 static char noent[] = "/no/such/file";
 static unsigned int word[4];
 static char fsbuf[128];
+static unsigned int desc[4];	/* struct user_desc */
 static int sv[2];
 static char data[] = "hello\tworld";
 static char buf[32];
@@ -92,6 +96,13 @@ void _start(void)
 	SC(NR_statfs64, tmp, 10, fsbuf);		/* EINVAL */
 	SC(NR_fstatfs64, sv[0], 84, fsbuf);
 	SC(NR_fstatfs64, 99, 84, fsbuf);		/* EBADF */
+	desc[0] = 12;					/* GDT_ENTRY_TLS_MIN */
+	SC(NR_get_thread_area, desc, 0, 0);
+	desc[0] = 99;
+	desc[1] = 0x1000;
+	desc[2] = 0xfff;
+	SC(NR_set_thread_area, desc, 0, 0);		/* EINVAL */
+	SC(NR_get_thread_area, 0x8, 0, 0);		/* EFAULT */
 	sc2(NR_exit, 0, 0);
 	for (;;)
 		;
