@@ -674,7 +674,8 @@ static void quota(void)
 	SC4(SYS_quotactl, QCMD(0x1234, USRQUOTA), A_TMP, 7, A_BUF);
 }
 
-/* x86's own calls and rare ones; a table gap (335) for ni_syscall */
+/* x86's own calls and rare ones; a table gap (335) for ni_syscall;
+ * kexec with arguments it refuses */
 static void x86(void)
 {
 	SC2(SYS_arch_prctl, 0x1003, A_MORE);			/* ARCH_GET_FS */
@@ -693,6 +694,10 @@ static void x86(void)
 	SC0(SYS_restart_syscall);				/* EINTR */
 	SC3(SYS_lookup_dcookie, 0x1234, A_BUF, 16);
 	SC0(335);						/* ENOSYS */
+	SC4(SYS_kexec_load, 0, 0, 0, 0x140000);		/* KEXEC_ARCH_PPC: EINVAL */
+	SC4(SYS_kexec_load, 0x1000, 17, A_BUF, 0x3e0001);	/* EINVAL */
+	SC5(SYS_kexec_file_load, 99, 99, 5, A_TMP, 4);		/* EBADF */
+	SC5(SYS_kexec_file_load, -1, -1, 0, 0, 0x1 | 0x8);	/* EINVAL */
 }
 
 static void setup(void)
