@@ -9,11 +9,14 @@
  * on a pair of datagram sockets, and on fd 99, then the old calls of the
  * ia32 table that x86_64's lacks (waitpid, sgetmask, signal, _llseek,
  * sigpending, sigprocmask, statfs64, fstatfs64, get_thread_area,
- * set_thread_area); it prints nothing.
+ * set_thread_area, stime, readdir, ustat); it prints nothing.
  */
 #define NR_exit		1
 #define NR_waitpid	7
+#define NR_stime	25
 #define NR_signal	48
+#define NR_ustat	62
+#define NR_readdir	89
 #define NR_sgetmask	68
 #define NR_sigpending	73
 #define NR_sigprocmask	126
@@ -103,6 +106,10 @@ void _start(void)
 	desc[2] = 0xfff;
 	SC(NR_set_thread_area, desc, 0, 0);		/* EINVAL */
 	SC(NR_get_thread_area, 0x8, 0, 0);		/* EFAULT */
+	SC(NR_stime, 0x8, 0, 0);			/* EFAULT */
+	SC(NR_readdir, sv[0], fsbuf, 1);		/* ENOTDIR */
+	SC(NR_readdir, 99, fsbuf, 1);			/* EBADF */
+	SC(NR_ustat, 0x12345, fsbuf, 0);		/* EINVAL */
 	sc2(NR_exit, 0, 0);
 	for (;;)
 		;
