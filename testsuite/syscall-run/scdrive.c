@@ -2,7 +2,7 @@
  * known arguments, one group per command word.
  *
  *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
- *		sigsock timex quota x86
+ *		sigsock timex quota x86 utime
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -700,6 +700,18 @@ static void x86(void)
 	SC5(SYS_kexec_file_load, -1, -1, 0, 0, 0x1 | 0x8);	/* EINVAL */
 }
 
+/* utime: times to set, now (NULL), an unreadable struct */
+static void utime(void)
+{
+	long *t = (long *)(A_MORE + 0x700);
+
+	t[0] = 1;
+	t[1] = 86400 * 365;
+	SC2(SYS_utime, A_TMP, A_MORE + 0x700);
+	SC2(SYS_utime, A_NOENT, 0);				/* ENOENT */
+	SC2(SYS_utime, A_TMP, 0x8);				/* EFAULT */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -747,7 +759,7 @@ int main(int argc, char **argv)
 		{ "more3", more3 }, { "ipc", ipc },
 		{ "last", last }, { "sigsock", sigsock },
 		{ "timex", timex }, { "quota", quota },
-		{ "x86", x86 },
+		{ "x86", x86 }, { "utime", utime },
 	};
 
 	setup();
