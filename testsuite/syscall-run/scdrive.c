@@ -2,6 +2,7 @@
  * known arguments, one group per command word.
  *
  *	scdrive files errors proc mem time net sig misc more trace more2 more3 ipc last
+ *		sigsock timex quota x86 utime
  *
  * Every buffer and struct handed to the kernel lives in one mapping at a
  * fixed address (AREA), so the addresses that argstr prints are the same
@@ -18,10 +19,14 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/quota.h>
+#include <linux/dqblk_xfs.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -581,6 +586,132 @@ static void last(void)
 	SC1(SYS_uselib, A_NOENT);
 }
 
+/* socket options, queued and awaited signals, prctl */
+static void sigsock(void)
+{
+	int *one = (int *)A_MORE, *len = (int *)(A_MORE + 0x10);
+	unsigned long *set = (unsigned long *)(A_MORE + 0x20);
+	struct timespec *ts = (struct timespec *)(A_MORE + 0x40);
+	siginfo_t *si = (siginfo_t *)(A_MORE + 0x100);
+	siginfo_t *got = (siginfo_t *)(A_MORE + 0x200);
+	long s;
+
+	*one = 1;
+	*len = 4;
+	s = SC3(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+	SC5(SYS_setsockopt, s, SOL_SOCKET, SO_REUSEADDR, A_MORE, 4);
+	SC5(SYS_getsockopt, s, SOL_SOCKET, SO_TYPE, A_MORE + 0x08, A_MORE + 0x10);
+	SC5(SYS_setsockopt, s, IPPROTO_TCP, 1, A_MORE, 4);	/* ENOPROTOOPT */
+	SC5(SYS_getsockopt, 99, 12345, 999, A_MORE + 0x08, A_MORE + 0x10);
+	SC1(SYS_close, s);
+	/* SIGUSR2 is not pending: a zero timeout fails with EAGAIN at once */
+	*set = 1UL << (SIGUSR2 - 1) | 1UL << (SIGHUP - 1);
+	ts->tv_sec = 0;
+	ts->tv_nsec = 0;
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, 0, A_MORE + 0x40, 8);
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, A_MORE + 0x200, A_MORE + 0x40, 8);
+	SC4(SYS_rt_sigtimedwait, A_MORE + 0x20, 0, 0, 4);	/* EINVAL */
+	memset(got, 0, sizeof(*got));
+	si->si_signo = SIGUSR1;
+	si->si_code = SI_QUEUE;
+	si->si_pid = 1;
+	si->si_uid = 0;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, A_MORE + 0x100);	/* ESRCH */
+	SC4(SYS_rt_tgsigqueueinfo, 99999, 99999, SIGUSR1, A_MORE + 0x100);
+	si->si_signo = SIGCHLD;
+	si->si_code = CLD_EXITED;
+	si->si_pid = 5;
+	si->si_uid = 6;
+	si->si_status = 3;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGCHLD, A_MORE + 0x100);	/* EPERM */
+	si->si_code = CLD_KILLED;
+	si->si_status = SIGKILL;
+	SC4(SYS_rt_tgsigqueueinfo, 99999, 99999, SIGCHLD, A_MORE + 0x100);
+	si->si_signo = SIGSEGV;
+	si->si_code = SEGV_MAPERR;
+	si->si_addr = (void *)0x1234;
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGSEGV, A_MORE + 0x100);
+	SC3(SYS_rt_sigqueueinfo, 99999, SIGUSR1, 0x8);		/* EFAULT */
+	SC1(SYS_prctl, PR_GET_DUMPABLE);
+	SC2(SYS_prctl, PR_SET_TIMERSLACK, 50000);
+	SC2(SYS_prctl, PR_CAPBSET_READ, 21);			/* CAP_SYS_ADMIN */
+	SC2(SYS_prctl, PR_SET_PDEATHSIG, 0);
+	SC2(SYS_prctl, PR_SET_UNALIGN, 2);			/* EINVAL on x86 */
+	SC3(SYS_prctl, PR_MCE_KILL, PR_MCE_KILL_SET, PR_MCE_KILL_DEFAULT);
+	SC2(SYS_prctl, PR_SET_SECUREBITS, 0x10 | 0x100);	/* EPERM or 0 */
+	SC3(SYS_prctl, PR_SET_MM, 999, 0x1000);			/* EINVAL */
+	SC5(SYS_prctl, 12345, 1, 2, 3, 4);			/* EINVAL */
+}
+
+/* the kernel clock's tuning: reads, and values it refuses */
+static void timex(void)
+{
+	struct timex *tx = (struct timex *)(A_MORE + 0x400);
+
+	SC1(SYS_adjtimex, A_MORE + 0x400);			/* a read */
+	tx->modes = ADJ_TICK | ADJ_FREQUENCY;
+	tx->freq = 0x7fff0000L;
+	tx->tick = 1;
+	SC1(SYS_adjtimex, A_MORE + 0x400);			/* EINVAL */
+	SC1(SYS_adjtimex, 0x8);					/* EFAULT */
+	memset(tx, 0, sizeof(*tx));
+	SC2(SYS_clock_adjtime, CLOCK_REALTIME, A_MORE + 0x400);
+	SC2(SYS_clock_adjtime, CLOCK_MONOTONIC, A_MORE + 0x400);	/* EOPNOTSUPP */
+	SC2(SYS_clock_adjtime, 99, A_MORE + 0x400);		/* EINVAL */
+}
+
+/* disk quotas: each argstr layout, on paths that are no block device */
+static void quota(void)
+{
+	memset((void *)(A_MORE + 0x500), 0, 0x100);
+	SC4(SYS_quotactl, QCMD(Q_SYNC, USRQUOTA), 0, 0, 0);
+	SC4(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), A_NOENT, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_QUOTAON, GRPQUOTA), A_NOENT, QFMT_VFS_V0, A_PATH);
+	SC4(SYS_quotactl, QCMD(Q_GETINFO, 5), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_GETFMT, USRQUOTA), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(Q_QUOTAOFF, GRPQUOTA), A_TMP, 0, 0);
+	SC4(SYS_quotactl, QCMD(Q_XGETQSTAT, USRQUOTA), A_TMP, 0, A_MORE + 0x500);
+	SC4(SYS_quotactl, QCMD(0x1234, USRQUOTA), A_TMP, 7, A_BUF);
+}
+
+/* x86's own calls and rare ones; a table gap (335) for ni_syscall;
+ * kexec with arguments it refuses */
+static void x86(void)
+{
+	SC2(SYS_arch_prctl, 0x1003, A_MORE);			/* ARCH_GET_FS */
+	SC2(SYS_arch_prctl, 0x1004, A_MORE + 8);		/* ARCH_GET_GS */
+	SC2(SYS_arch_prctl, 0x9999, 0);				/* EINVAL */
+	SC3(SYS_ioperm, 0x80, 1, 0);
+	SC3(SYS_ioperm, 0x10000, 8, 1);				/* EINVAL */
+	SC1(SYS_iopl, 0);
+	SC1(SYS_iopl, 5);					/* EINVAL */
+	SC3(SYS_modify_ldt, 0, A_BUF, 16);
+	SC3(SYS_modify_ldt, 99, 0, 0);				/* ENOSYS */
+	SC1(447, 0x1234);				/* memfd_secret: EINVAL */
+	SC2(SYS_sysfs, 1, A_FSTYPE);
+	SC3(SYS_sysfs, 2, 0, A_BUF);
+	SC1(SYS_sysfs, 99);					/* EINVAL */
+	SC0(SYS_restart_syscall);				/* EINTR */
+	SC3(SYS_lookup_dcookie, 0x1234, A_BUF, 16);
+	SC0(335);						/* ENOSYS */
+	SC4(SYS_kexec_load, 0, 0, 0, 0x140000);		/* KEXEC_ARCH_PPC: EINVAL */
+	SC4(SYS_kexec_load, 0x1000, 17, A_BUF, 0x3e0001);	/* EINVAL */
+	SC5(SYS_kexec_file_load, 99, 99, 5, A_TMP, 4);		/* EBADF */
+	SC5(SYS_kexec_file_load, -1, -1, 0, 0, 0x1 | 0x8);	/* EINVAL */
+}
+
+/* utime: times to set, now (NULL), an unreadable struct */
+static void utime(void)
+{
+	long *t = (long *)(A_MORE + 0x700);
+
+	t[0] = 1;
+	t[1] = 86400 * 365;
+	SC2(SYS_utime, A_TMP, A_MORE + 0x700);
+	SC2(SYS_utime, A_NOENT, 0);				/* ENOENT */
+	SC2(SYS_utime, A_TMP, 0x8);				/* EFAULT */
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -626,7 +757,9 @@ int main(int argc, char **argv)
 		{ "sig", sig }, { "misc", misc }, { "more", more },
 		{ "trace", trace }, { "more2", more2 },
 		{ "more3", more3 }, { "ipc", ipc },
-		{ "last", last },
+		{ "last", last }, { "sigsock", sigsock },
+		{ "timex", timex }, { "quota", quota },
+		{ "x86", x86 }, { "utime", utime },
 	};
 
 	setup();

@@ -4,7 +4,9 @@
 #
 #  - the workload scdrive (scdrive.c, static), built with gcc into
 #    $TAPIR_CACHE/scdrive-HASH (default ~/.cache/tapir/...) and copied
-#    into the guest as /bin/scdrive; its buffers sit at a fixed address,
+#    into the guest as /bin/scdrive, and its ia32 twin scdrive32
+#    (scdrive32.c, gcc -m32, freestanding) as /bin/scdrive32; their
+#    buffers sit at a fixed address,
 #    so the argstr of its calls is the same on every run;
 #  - the kernel the expected files were recorded on: the cases are
 #    SystemTap 4.8's output on 6.1.0-57-cloud-amd64 (system calls differ
@@ -21,8 +23,8 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 		TIER_WHY="no kernel image /boot/vmlinuz-$rel"
 		return 1
 	fi
-	hash=$( { cat "$here/scdrive.c"; gcc --version | head -n 1; } |
-		sha256sum | cut -c1-16)
+	hash=$( { cat "$here/scdrive.c" "$here/scdrive32.c"
+		  gcc --version | head -n 1; } | sha256sum | cut -c1-16)
 	out=$cache/scdrive-$hash
 	if [ ! -x "$out/scdrive" ]; then
 		mkdir -p "$out" || return 1
@@ -33,6 +35,16 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 		fi
 		mv "$out/scdrive.tmp" "$out/scdrive" || return 1
 	fi
+	# the ia32 workload: freestanding, so gcc -m32 needs no 32-bit libc
+	if [ ! -x "$out/scdrive32" ]; then
+		if ! gcc -m32 -static -nostdlib -ffreestanding -fno-pie -no-pie \
+				-O2 -Wall -o "$out/scdrive32.tmp" \
+				"$here/scdrive32.c" 2>"$out/gcc32.log"; then
+			TIER_WHY="scdrive32.c did not build: $(head -n 5 "$out/gcc32.log")"
+			return 1
+		fi
+		mv "$out/scdrive32.tmp" "$out/scdrive32" || return 1
+	fi
 	# stap: the oracle's tree with the -dbg vmlinux (oracle.sh makes it
 	# in WORKDIR): without it stap 4.8 cannot resolve the tracepoints
 	# that some of its syscall aliases fall back to (syscall.clone), so
@@ -42,6 +54,7 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	else
 		TIER_TREE=$w/kbuild-ksyms
 	fi
-	VMEXTRA=(--kernel "/boot/vmlinuz-$rel" --file "$out/scdrive:/bin/scdrive")
+	VMEXTRA=(--kernel "/boot/vmlinuz-$rel" --file "$out/scdrive:/bin/scdrive"
+		 --file "$out/scdrive32:/bin/scdrive32")
 	return 0
 }
