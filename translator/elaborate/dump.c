@@ -306,19 +306,37 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	e.idx = tapset_index_build(s);
 	elab_add_script(&e, sc, NULL);
 	/* aliases list under their own names (each probe of an alias shows
-	 * the alias's variables); anything else as the points it makes */
+	 * the alias's variables); anything else as the points it makes;
+	 * each point of the pattern on its own (syscall.{read,write}) */
 	{
-		int max = e.idx->naliases + 1;
+		int max = e.idx->naliases + 1, nnames = 0;
 		const struct alias_def **als = xcalloc((size_t)max, sizeof(*als));
-		int nal;
 
-		nal = probes_matching_aliases(&e, sc->decls->points, als, max);
-		if (nal) {
-			names = xcalloc((size_t)nal, sizeof(*names));
+		for (const struct probe_point *pt = sc->decls->points; pt;
+		     pt = pt->next) {
+			struct probe_point *one = ANEW(&s->arena,
+						       struct probe_point);
+			int nal;
+
+			*one = *pt;
+			one->next = NULL;
+			nal = probes_matching_aliases(&e, one, als, max);
+			if (!nal) {
+				struct decl *d = ast_decl(s, D_PROBE, &pt->loc);
+
+				*d = *sc->decls;
+				d->next = NULL;
+				d->points = one;
+				probes_expand(&e, d);
+				continue;
+			}
+			names = xrealloc(names, (size_t)(nnames + nal) *
+					 sizeof(*names));
 			for (int i = 0; i < nal; i++) {
 				struct decl *d = ast_decl(s, D_PROBE,
 							  &als[i]->name->loc);
 				struct dprobe *last = e.prog->probes;
+				const char *name = pp_text(s, als[i]->name);
 
 				while (last && last->next)
 					last = last->next;
@@ -327,15 +345,13 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 				d->points->next = NULL;
 				d->points->optional = true;	/* list, not judge */
 				d->body = sc->decls->body;
-				names[i] = pp_text(s, als[i]->name);
+				names[nnames++] = name;
 				probes_expand(&e, d);
 				/* every probe the alias made lists as the alias */
 				for (struct dprobe *p = last ? last->next :
 				     e.prog->probes; p; p = p->next)
-					p->name = names[i];
+					p->name = name;
 			}
-		} else {
-			probes_expand(&e, sc->decls);
 		}
 		free(als);
 	}

@@ -1,0 +1,1 @@
+-r 6.1.0-57-cloud-amd64 -L 'syscall.{read,write}'
