@@ -300,8 +300,51 @@ static const char *tracepoint_system(struct session *s,
 	return site->decl_file ? system_of(s, site->decl_file) : "kernel";
 }
 
-/* Tracepoints without an event, DECLARE_TRACE(name, ...) in the kernel's
- * include/trace/events/ headers: name -> the header's TRACE_SYSTEM. */
+/* The tracepoint a line of a trace header declares: DECLARE_TRACE(name,
+ * TRACE_EVENT*(name, and DEFINE_EVENT*(template, name when both are on
+ * the line; its length, 0 for none. */
+static size_t declared_name(const char *line, const char **name)
+{
+	static const struct { const char *macro; bool second; } decls[] = {
+		{ "DECLARE_TRACE", false }, { "DECLARE_TRACE_CONDITION", false },
+		{ "TRACE_EVENT", false }, { "TRACE_EVENT_FN", false },
+		{ "TRACE_EVENT_FN_COND", false },
+		{ "TRACE_EVENT_CONDITION", false },
+		{ "DEFINE_EVENT", true }, { "DEFINE_EVENT_FN", true },
+		{ "DEFINE_EVENT_PRINT", true },
+		{ "DEFINE_EVENT_CONDITION", true },
+	};
+	const char *p = line, *e;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++) {
+		size_t n = strlen(decls[i].macro);
+
+		if (strncmp(p, decls[i].macro, n) != 0 || p[n] != '(')
+			continue;
+		p += n + 1;
+		if (decls[i].second) {
+			p = strchr(p, ',');
+			if (!p)
+				return 0;
+			p++;
+		}
+		while (isspace((unsigned char)*p))
+			p++;
+		for (e = p; isalnum((unsigned char)*e) || *e == '_'; e++)
+			;
+		*name = p;
+		return (size_t)(e - p);
+	}
+	return 0;
+}
+
+/* The tracepoints the kernel's include/trace/events/ headers declare:
+ * name -> the header's TRACE_SYSTEM. Those without an event
+ * (DECLARE_TRACE) have no other source of a system; with only the BTF,
+ * where a vmlinux with the events' data is not there either (Debian's
+ * headers ship a vmlinux of BTF and symbols alone), all of them. */
 static void scan_declared(struct session *s, struct strmap *out)
 {
 	const char *tree = source_tree(s);
@@ -328,20 +371,12 @@ static void scan_declared(struct session *s, struct strmap *out)
 		f = fopen(file, "r");
 		free(file);
 		while (f && fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "DECLARE_TRACE("), *e;
+			const char *p;
+			size_t n = declared_name(line, &p);
 
-			if (!p || (p > line && (isalnum((unsigned char)p[-1]) ||
-						p[-1] == '_')))
-				continue;
-			p += 14;
-			while (isspace((unsigned char)*p))
-				p++;
-			for (e = p; isalnum((unsigned char)*e) || *e == '_'; e++)
-				;
-			if (e > p)
+			if (n && !strmap_get(out, arena_strndup(&s->arena, p, n)))
 				strmap_add(&s->arena, out,
-					   arena_strndup(&s->arena, p,
-							 (size_t)(e - p)),
+					   arena_strndup(&s->arena, p, n),
 					   (void *)sys);
 		}
 		if (f)
