@@ -131,6 +131,7 @@ static struct {
 	unsigned int bufsize_mb;
 	unsigned long flush_jiffies;
 	int hp_state;			/* our CPU hotplug state, or < 0 */
+	int hp_dead_state;		/* the one after a CPU is gone */
 	struct mutex files_mutex;	/* traceN creation, CONSUMED */
 	bool hello_sent;		/* CPU_ONLINE may go out (files_mutex) */
 	bool files_failed;		/* a traceN file failed at load */
@@ -939,6 +940,17 @@ static int tp_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/* The CPU is gone (this runs on another CPU): what it wrote after the
+ * flush above goes out too. The CPU stays in cpu_online_mask for a while
+ * after its AP_ONLINE_DYN teardown, and an interrupt or IPI there can
+ * still write a line, which would otherwise wait in its buffer until the
+ * CPU comes back. Nothing writes to the buffer of a dead CPU. */
+static int tp_cpu_dead(unsigned int cpu)
+{
+	tp_flush_cpu(cpu);
+	return 0;
+}
+
 /* ---- Sizes ---- */
 
 /* -b MB (or the test's KB), else stap's default: 16 MB, at most a quarter
@@ -989,7 +1001,7 @@ int tp_transport_init(const char *module_name)
 	int rc = -ENOMEM;
 
 	memset(&tp, 0, sizeof(tp));
-	tp.hp_state = -1;
+	tp.hp_state = tp.hp_dead_state = -1;
 	raw_spin_lock_init(&tp.q_lock);
 	mutex_init(&tp.read_mutex);
 	mutex_init(&tp.files_mutex);
@@ -1035,6 +1047,11 @@ int tp_transport_init(const char *module_name)
 	if (rc < 0)
 		goto fail_chan;
 	tp.hp_state = rc;
+	rc = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "tapir/transport:dead",
+				       NULL, tp_cpu_dead);
+	if (rc < 0)
+		goto fail_hp;
+	tp.hp_dead_state = rc;
 	if (tp.files_failed) {
 		rc = -ENOMEM;
 		goto fail_hp;
@@ -1055,6 +1072,9 @@ int tp_transport_init(const char *module_name)
 	return 0;
 
 fail_hp:
+	if (tp.hp_dead_state >= 0)
+		cpuhp_remove_state_nocalls(tp.hp_dead_state);
+	tp.hp_dead_state = -1;
 	cpuhp_remove_state(tp.hp_state);
 fail_chan:
 	tp_files_remove();
@@ -1081,6 +1101,9 @@ void tp_transport_exit(void)
 	 * up the removal below: let it go. */
 	WRITE_ONCE(tp.closing, true);
 	wake_up_interruptible(&tp.ctl_wait);
+	if (tp.hp_dead_state >= 0)
+		cpuhp_remove_state_nocalls(tp.hp_dead_state);
+	tp.hp_dead_state = -1;
 	cpuhp_remove_state(tp.hp_state);	/* the flush works stop */
 	tp_files_remove();	/* waits for readers in the file ops */
 	irq_work_sync(&tp.ctl_work);
