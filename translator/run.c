@@ -24,6 +24,7 @@
 #include "run.h"
 #include "session.h"
 #include "vm/vm.h"
+#include "vm/vm-proto.h"
 #include "xalloc.h"
 
 /* Is the running program the build tree's (not an installed copy)? */
@@ -306,6 +307,8 @@ static int run_vm(struct session *s, const struct run_opts *o, const char *ko)
 	struct vm_result res;
 	struct sigaction sa = { .sa_handler = on_interrupt }, oldint, oldterm;
 	char *script, *guest_ko;
+	const char *pre = "cd /root && exec", *post = "";
+	struct run_opts gopt;
 	int status;
 
 	if (access(loader, R_OK) != 0) {
@@ -322,17 +325,44 @@ static int run_vm(struct session *s, const struct run_opts *o, const char *ko)
 	for (i = 0; i < nfiles; i++)
 		files[i + 2] = o->vm_files[i];
 
-	/* The job: cd /root; exec tapir-run [opts] /root/NAME.ko [VAR=VAL] */
+	/* The job: cd /root; exec tapir-run [opts] /root/NAME.ko [VAR=VAL].
+	 * Output files come back through the guest's outbox: -o FILE
+	 * writes OUTBOX/BASENAME (and its _CPU, .N siblings), which land
+	 * next to FILE here; -B without -o leaves stpd_cpuCPU in /root,
+	 * moved there once the loader is done (the shell catches SIGINT
+	 * so that it survives the loader's end probes). */
 	guest_ko = arena_printf(&s->arena, "/root/%s", base);
-	argv = loader_argv(o, "tapir-run", guest_ko);
+	gopt = *o;
+	if (o->output) {
+		const char *slash = strrchr(o->output, '/');
+
+		gopt.output = arena_printf(&s->arena, VM_GUEST_OUTBOX "/%s",
+					   slash ? slash + 1 : o->output);
+		job.outbox = slash ? arena_printf(&s->arena, "%.*s",
+				(int)(slash - o->output + (slash == o->output)),
+				o->output) : ".";
+	} else if (o->bulk) {
+		job.outbox = ".";
+		pre = "trap : INT TERM; cd /root &&";
+		post = "; st=$?; mv -f stpd_cpu* " VM_GUEST_OUTBOX
+		       "/ 2>/dev/null; exit $st";
+	}
+	if (job.outbox && access(job.outbox, W_OK) != 0) {
+		fprintf(stderr, "tapir: --vm: cannot write output files in '%s': %s\n",
+			job.outbox, strerror(errno));
+		free(files);
+		free(loader);
+		return 1;
+	}
+	argv = loader_argv(&gopt, "tapir-run", guest_ko);
 	for (i = 0; argv[i]; i++) {
 		char *q = sh_quote(argv[i]);
 
 		len += strlen(q) + 1;
 		free(q);
 	}
-	script = xmalloc(len + 32);
-	strcpy(script, "cd /root && exec");
+	script = xmalloc(len + strlen(pre) + strlen(post) + 1);
+	strcpy(script, pre);
 	for (i = 0; argv[i]; i++) {
 		char *q = sh_quote(argv[i]);
 
@@ -340,6 +370,7 @@ static int run_vm(struct session *s, const struct run_opts *o, const char *ko)
 		strcat(script, q);
 		free(q);
 	}
+	strcat(script, post);
 	free(argv);
 
 	job.kernel = o->vm_kernel;

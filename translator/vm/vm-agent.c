@@ -259,6 +259,7 @@ static void setup_fs(void)
 	mount_one("tmpfs", "/dev/shm", "tmpfs");
 	mkdir("/tmp", 01777);
 	mkdir(VM_GUEST_CWD, 0700);
+	mkdir(VM_GUEST_OUTBOX, 0755);
 	symlink("/proc/self/fd", "/dev/fd");
 	symlink("/proc/self/fd/0", "/dev/stdin");
 	symlink("/proc/self/fd/1", "/dev/stdout");
@@ -584,6 +585,37 @@ static void run_job(int idx)
 	send_frame(VM_F_EXIT, idx, &ex, sizeof(ex));
 }
 
+/* Send back the regular files the jobs left in the outbox. */
+static void send_outbox(void)
+{
+	static char buf[VM_FRAME_MAX];
+	DIR *d = opendir(VM_GUEST_OUTBOX);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		struct stat st;
+		ssize_t n;
+		int fd;
+
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		send_frame(VM_F_FILE, 0, e->d_name, strlen(e->d_name));
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			send_frame(VM_F_FILEDATA, 0, buf, n);
+		if (n < 0)
+			send_text(VM_F_AGENT, 0, "reading %s/%s: %s", VM_GUEST_OUTBOX,
+				  e->d_name, strerror(errno));
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
 int main(void)
 {
 	int i;
@@ -605,6 +637,7 @@ int main(void)
 		run_job(i);
 		reap(NULL);
 	}
+	send_outbox();
 	send_frame(VM_F_DONE, 0, NULL, 0);
 	power_off();
 	return 0;

@@ -11,19 +11,24 @@
  * Guest to host: frames, each a struct vm_frame header followed by len
  * bytes of payload. Host to guest: single control bytes (VM_CTL_*).
  * Both ends run on x86-64, so the header is in native byte order.
+ *
+ * After the last job the agent sends back every regular file that the
+ * jobs left in VM_GUEST_OUTBOX (a VM_F_FILE frame naming it, then its
+ * bytes in VM_F_FILEDATA frames), then VM_F_DONE.
  */
 #ifndef TAPIR_VM_PROTO_H
 #define TAPIR_VM_PROTO_H
 
 #include <stdint.h>
 
-#define VM_PROTO_VERSION 1
+#define VM_PROTO_VERSION 2
 #define VM_PORT_NAME "tapir.0"
 
 /* Paths inside the initramfs. */
 #define VM_GUEST_CONFIG "/tapir/config"	/* key value lines, see vm.c */
 #define VM_GUEST_JOBDIR "/tapir/job"	/* job N's script is JOBDIR/N */
 #define VM_GUEST_CWD "/root"		/* jobs run here; HOME */
+#define VM_GUEST_OUTBOX "/tapir/out"	/* files left here go back to the host */
 
 enum vm_frame_type {
 	VM_F_HELLO = 1,	/* agent is up; payload: protocol version (text) */
@@ -35,6 +40,9 @@ enum vm_frame_type {
 	VM_F_EXIT,	/* job ended; payload: struct vm_exit */
 	VM_F_AGENT,	/* a message from the agent itself (text) */
 	VM_F_DONE,	/* no more jobs; the guest powers off next */
+	VM_F_FILE,	/* after the last job: a regular file of OUTBOX
+			 * follows; payload: its name (no '/') */
+	VM_F_FILEDATA,	/* the next bytes of that file */
 };
 
 struct vm_frame {

@@ -436,6 +436,7 @@ struct run {
 	double last;		/* the latest frame from the agent */
 	int cur;		/* running job, or -1 */
 	int hello, done, killed, timeout_sent;
+	int file_fd;		/* the outbox file being received, or -1 */
 	double timeout_at;
 	sig_atomic_t seen_int;
 	int nint;
@@ -903,6 +904,32 @@ static void on_exit_frame(struct run *r, struct vm_job_result *j, const char *p,
 	r->cur = -1;
 }
 
+/* A file of the guest's outbox follows: create it in job->outbox. */
+static void open_fetched(struct run *r, const char *name, size_t len)
+{
+	char *path;
+
+	if (r->file_fd >= 0)
+		close(r->file_fd);
+	r->file_fd = -1;
+	if (!r->job->outbox)
+		return;
+	if (!len || memchr(name, '/', len) || memchr(name, '\0', len) ||
+	    (len == 1 && name[0] == '.') || (len == 2 && !memcmp(name, "..", 2))) {
+		fail(r, "guest agent sent a bad file name");
+		return;
+	}
+	path = xasprintf("%s/%.*s", r->job->outbox, (int)len, name);
+	if (!path)
+		return;
+	r->file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->file_fd < 0)
+		fail(r, "cannot write '%s': %s", path, strerror(errno));
+	else
+		r->res->nfetched++;
+	free(path);
+}
+
 static void on_frame(struct run *r, const struct vm_frame *h, const char *p)
 {
 	struct vm_result *res = r->res;
@@ -945,8 +972,21 @@ static void on_frame(struct run *r, const struct vm_frame *h, const char *p)
 		if (j)
 			buf_add(&j->err, p, h->len);
 		break;
+	case VM_F_FILE:
+		open_fetched(r, p, h->len);
+		break;
+	case VM_F_FILEDATA:
+		if (r->file_fd >= 0 && write_all(r->file_fd, p, h->len) < 0) {
+			fail(r, "writing a file from the guest: %s", strerror(errno));
+			close(r->file_fd);
+			r->file_fd = -1;
+		}
+		break;
 	case VM_F_DONE:
 		r->done = 1;
+		if (r->file_fd >= 0)
+			close(r->file_fd);
+		r->file_fd = -1;
 		break;
 	default:
 		fail(r, "guest agent sent an unknown frame type %u", h->type);
@@ -1343,6 +1383,8 @@ static void cleanup(struct run *r)
 	free(r->agent);
 	free(r->fbuf);
 	buf_free(&r->qmsg);
+	if (r->file_fd >= 0)
+		close(r->file_fd);
 }
 
 int vm_run(const struct vm_job *job, int out_fd, int err_fd, struct vm_result *res)
@@ -1350,7 +1392,7 @@ int vm_run(const struct vm_job *job, int out_fd, int err_fd, struct vm_result *r
 	struct run r = {
 		.job = job, .res = res, .out_fd = out_fd, .err_fd = err_fd,
 		.con = -1, .chan = -1, .qout = -1, .lcon = -1, .lchan = -1,
-		.cur = -1,
+		.cur = -1, .file_fd = -1,
 	};
 	char *err = NULL;
 

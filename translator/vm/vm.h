@@ -35,6 +35,11 @@ struct vm_job {
 	const char **modules;	/* NULL-terminated .ko paths (host) to load
 				 * in the guest before the jobs run */
 	const char *append;	/* more kernel command line, e.g. "nokaslr" */
+	const char *outbox;	/* a host directory: the regular files the
+				 * jobs leave in the guest's VM_GUEST_OUTBOX
+				 * (vm-proto.h) are written here after the
+				 * last job, replacing files of the same
+				 * name; NULL: they are dropped */
 	const char *accel;	/* "kvm", "tcg"; NULL: kvm if usable */
 	int timeout;		/* seconds per job; 0: none */
 	int boot_timeout;	/* seconds until the agent is up; 0: 120 */
@@ -93,6 +98,7 @@ struct vm_result {
 	struct vm_buf boot_bad;	/* its lines that show a problem (e.g. from
 				 * job->modules); a clean boot has none */
 	int nboot_bad;
+	int nfetched;		/* files written into job->outbox */
 	char *kernel;		/* the vmlinuz that was booted */
 	char accel[8];		/* "kvm" or "tcg" */
 	char *tmpdir;		/* with VM_KEEP_TMP */
