@@ -389,7 +389,7 @@ static __always_inline int tp_write_frame(u32 magic, const char *buf,
 			memcpy(p, &f, sizeof(f));
 			if (fill)
 				fill(p + sizeof(f), arg);
-			else if (len)
+			else if (buf)
 				memcpy(p + sizeof(f), buf, len);
 			((struct tp_proto_subbuf *)rb->data)->len = rb->offset;
 			rc = 0;
