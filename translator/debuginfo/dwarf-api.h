@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <libelf.h>
 
 struct session;
 struct elab;
@@ -331,5 +332,10 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a);
 
 /* Free what the session opened. */
 void dwarf_free(struct session *s);
+
+/* A user binary's separate debuginfo, by its build ID under
+ * /usr/lib/debug/.build-id, or NULL; *fd is its file, open while the
+ * result is (emit/emit-usym.c). */
+Elf *usym_open_debug(Elf *elf, int *fd);
 
 #endif
