@@ -64,6 +64,7 @@ struct tp_uprobe {
 	struct uprobe_consumer uc;
 	const struct tp_probe *p;
 	struct inode *inode;
+	struct inode *exe;		/* p->exe's, when set */
 #ifdef HAVE_UPROBE_REGISTER_HANDLE
 	struct uprobe *up;
 #endif
@@ -74,11 +75,34 @@ static struct tp_uprobe *tp_ups;
 static unsigned int tp_nup;
 static char tp_up_msg[TP_MSG_SIZE];	/* process context only */
 
+/* Does the current process run u's program? A library's uprobe fires in
+ * every process that maps the library; process("P").library(...) wants
+ * P's only. */
+static bool tp_up_exe_ok(const struct tp_uprobe *u)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *f;
+	bool ok;
+
+	if (!u->exe)
+		return true;
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	ok = f && (file_inode(f) == u->exe ||
+		   d_real_inode(f->f_path.dentry) == u->exe);
+	rcu_read_unlock();
+	return ok;
+}
+
 static int tp_up_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
 	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
+	if (!tp_up_exe_ok(u))
 		return 0;
 	tp_run_probe(u->p, regs, instruction_pointer(regs), NULL);
 	return 0;
@@ -90,6 +114,8 @@ static int tp_up_return(struct uprobe_consumer *uc, unsigned long func,
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
 	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
+	if (!tp_up_exe_ok(u))
 		return 0;
 	tp_run_probe(u->p, regs, func, NULL);
 	return 0;
@@ -126,6 +152,15 @@ static int tp_up_register(struct tp_uprobe *u)
 		rc = -ENOENT;
 		goto fail;
 	}
+	if (p->exe) {
+		u->exe = tp_path_inode(p->exe);
+		if (!u->exe) {
+			iput(u->inode);
+			u->inode = NULL;
+			rc = -ENOENT;
+			goto fail;
+		}
+	}
 	if (p->is_return)
 		u->uc.ret_handler = tp_up_return;
 	else
@@ -143,6 +178,9 @@ static int tp_up_register(struct tp_uprobe *u)
 	}
 	iput(u->inode);
 	u->inode = NULL;
+	if (u->exe)
+		iput(u->exe);
+	u->exe = NULL;
 fail:
 	if (!p->optional)
 		tp_up_warn(p, rc);
@@ -171,10 +209,14 @@ static void tp_uprobes_stop_probes(void)
 	for (i = 0; i < tp_nup; i++) {
 		struct tp_uprobe *u = &tp_ups[i];
 
-		if (u->registered)
+		if (u->registered) {
 			iput(u->inode);
+			if (u->exe)
+				iput(u->exe);
+		}
 		u->registered = false;
 		u->inode = NULL;
+		u->exe = NULL;
 	}
 }
 

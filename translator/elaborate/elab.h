@@ -100,6 +100,8 @@ struct dprobe {
 	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
 	/* process(...) probes (providers/process.c) */
 	const char *process;			/* the program's path, or NULL */
+	const char *process_exe;		/* .library(): the program whose
+						 * processes it fires in */
 	int64_t pid;				/* process(PID), else 0 */
 	enum proc_event process_event;		/* begin/end/thread..., or
 						 * PROC_NONE: a uprobe */
