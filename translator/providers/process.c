@@ -19,9 +19,17 @@
  * and free of symbolic links. The file must exist on the host at the
  * same path as in the target (the guest of --vm).
  *
- * Target variables ($var, $$parms, $return) and the other process
- * shapes (.mark, .library, .plt, .syscall, .statement("F@FILE:N"),
- * .inline) are not built yet.
+ * .plt("NAME") probes the PLT stubs of the imported symbols (read_plt),
+ * with $$name. .library("LIB") puts any of these points on a shared
+ * object the program loads (its DT_NEEDED, found as ld.so finds them),
+ * named as stap names it, process("PROG").library("/lib/PATH")...; the
+ * uprobe is on the library's inode, and fires only in processes whose
+ * executable is PROG (runtime/uprobes.c). A stripped library's
+ * functions are named by its separate debuginfo (by build ID), with no
+ * target variables from there.
+ *
+ * Not built yet: .syscall, .statement("F@FILE:N"), .inline, inline
+ * instances and assembly functions' lines in -l of optimized code.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -1288,16 +1296,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 
 	if (pattern >= 5 && pattern < 17)
 		return events(e, pp, pattern, tmpl);
-	if (pattern >= 30 && pattern < 39) {
-		path = find_program(e->s, pp->comps->arg->str);
-		if (!path) {
-			elab_error(e, &pp->comps->arg->loc, "cannot find "
-				   "executable '%s'", pp->comps->arg->str);
-			return -1;
-		}
-		return libraries(e, pp, pattern, tmpl, path);
-	}
-	if (pattern >= 26) {
+	if (pattern >= 26 && !(pattern >= 30 && pattern < 39)) {
 		/* process.plt: the -c command's program */
 		const char *cmd = e->s->target_cmd;
 
@@ -1332,7 +1331,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			p->pid = a->num;
 		return n;
 	}
-	if (wild(pp->comps->arg->str))
+	if (wild(pp->comps->arg->str) && pattern < 30)
 		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
@@ -1340,6 +1339,8 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
+	if (pattern >= 30)
+		return libraries(e, pp, pattern, tmpl, path);
 	return resolve_path(e, pp, pattern, tmpl, path);
 }
 
