@@ -126,6 +126,8 @@ struct trace_arg {
 /* What a point asks for. */
 struct dwarf_query {
 	const char *module;	/* NULL: the kernel; else a glob */
+	const char *user;	/* set: this user-space program's DWARF
+				 * (dwarf_user_unit), module unused */
 	const char *function;	/* glob */
 	const char *file;	/* glob or NULL */
 	int line_lo, line_hi;	/* 0: none; "file:N" or "file:N-M" */
