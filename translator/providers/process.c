@@ -97,6 +97,7 @@ static const char *const patterns[] = {
 	"process.library(s).plt.return",
 	"process.library(s).mark(s)",
 	"process.library(s).provider(s).mark(s)",
+	"process(s).statement(s)",			/* 48 */
 	NULL
 };
 
@@ -758,9 +759,11 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		return -1;
 	}
 	if (filepat && strchr(filepat, ':')) {
-		elab_error(e, &fc->arg->loc, "source lines in process(...)."
-			   "function() points are not supported by Tapir yet");
-		return -1;
+		/* as stap: the function, its line left out */
+		elab_warn(e, &pp->loc, "For probing a particular line, use a "
+			  ".statement() probe, not .function()");
+		filepat = arena_printf(&s->arena, "%.*s",
+				       (int)strcspn(filepat, ":"), filepat);
 	}
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
@@ -832,6 +835,92 @@ static int statement(struct elab *e, const struct probe_point *pp,
 			       path, (unsigned long long)addr,
 			       pp_has(pp, "absolute") ? ".absolute" : "");
 	return 1;
+}
+
+/* process("PATH").statement("FUNC"), no file or line: as stap, the
+ * functions' first instruction (before the prologue), named by their
+ * declaration. */
+static int statement_entries(struct elab *e, const struct probe_point *pp,
+			     const struct dprobe *tmpl, struct uprog *u)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str;
+	int count = 0;
+
+	for (size_t i = 0; i < u->nfns; i++) {
+		const struct ufunc *f = &u->fns[i];
+		struct dprobe *p;
+
+		if (!f->decl_file || u->sep_debug ||
+		    fnmatch(pat, f->name, 0) != 0)
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, u->path,
+				arena_printf(&s->arena, "%s@%s:%d", f->name,
+					     f->decl_file, f->decl_line)),
+				u, f->entry, false);
+		add_site(s, p, f);
+		count++;
+	}
+	if (!count) {
+		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
+			   "'%s'", pat, u->path);
+		return -1;
+	}
+	return count;
+}
+
+/* process("PATH").statement("FUNC@FILE:LINE"): the lines of the program's
+ * DWARF, as kernel.statement's (debuginfo/dwarf.c finds the sites). */
+static int statements(struct elab *e, const struct probe_point *pp,
+		      const struct dprobe *tmpl, const char *path)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str, *why = NULL;
+	struct uprog *u = uprog_open(s, path);
+	struct dwarf_query q = { .user = path, .statement = true };
+	struct dwarf_site **sites;
+	int n;
+
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return -1;
+	}
+	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
+		elab_error(e, &fc->arg->loc, "%s", why);
+		return -1;
+	}
+	if (!q.file)
+		return statement_entries(e, pp, tmpl, u);
+	n = dwarf_find_sites(s, &q, &sites, &why);
+	if (n < 0) {
+		elab_error(e, &pp->comps->arg->loc, "%s", why);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		const char *text = arena_printf(&s->arena, "%s@%s:%d",
+						site->function,
+						site->decl_file, site->line);
+		struct dprobe *p;
+		uint64_t off;
+
+		if (!site->decl_file || !file_offset(u, site->pc, &off))
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
+				site->pc, false);
+		site->module = path;
+		p->dwarf = site;
+		p->has_targets = true;
+	}
+	if (!n) {
+		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
+			   "'%s'%s%s", pat, path, why ? ": " : "",
+			   why ? why : "");
+		return -1;
+	}
+	return n;
 }
 
 static int events(struct elab *e, const struct probe_point *pp, int pattern,
@@ -970,6 +1059,8 @@ static int resolve_path(struct elab *e, const struct probe_point *pp,
 			int pattern, const struct dprobe *tmpl,
 			const char *path)
 {
+	if (pattern == 48)
+		return statements(e, pp, tmpl, path);
 	if (pattern >= 22)
 		return plts(e, pp, tmpl, path, pattern & 1);
 	if (pattern >= 17)
@@ -1296,7 +1387,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 
 	if (pattern >= 5 && pattern < 17)
 		return events(e, pp, pattern, tmpl);
-	if (pattern >= 26 && !(pattern >= 30 && pattern < 39)) {
+	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
 		/* process.plt: the -c command's program */
 		const char *cmd = e->s->target_cmd;
 
@@ -1331,7 +1422,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			p->pid = a->num;
 		return n;
 	}
-	if (wild(pp->comps->arg->str) && pattern < 30)
+	if (wild(pp->comps->arg->str) && (pattern < 30 || pattern == 48))
 		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
@@ -1339,7 +1430,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
-	if (pattern >= 30)
+	if (pattern >= 30 && pattern < 48)
 		return libraries(e, pp, pattern, tmpl, path);
 	return resolve_path(e, pp, pattern, tmpl, path);
 }
