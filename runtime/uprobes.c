@@ -74,6 +74,7 @@ struct tp_uprobe {
 static struct tp_uprobe *tp_ups;
 static unsigned int tp_nup;
 static char tp_up_msg[TP_MSG_SIZE];	/* process context only */
+static char tp_up_text[TP_MSG_SIZE];	/* its text, before the prefix */
 
 /* Does the current process run u's program? A library's uprobe fires in
  * every process that maps the library; process("P").library(...) wants
@@ -136,10 +137,11 @@ static struct inode *tp_path_inode(const char *name)
 
 static void tp_up_warn(const struct tp_probe *p, long rc)
 {
-	snprintf(tp_up_msg, sizeof(tp_up_msg), "probe %s inode-offset "
+	/* (tp_stderr_line writes buf from text: not the same buffer) */
+	snprintf(tp_up_text, sizeof(tp_up_text), "probe %s inode-offset "
 		 "%#lx registration error (rc %ld)", p->pp, p->uoffset, rc);
 	tp_stderr_line(tp_up_msg, sizeof(tp_up_msg), "WARNING: ",
-		       tp_up_msg, NULL);
+		       tp_up_text, NULL);
 }
 
 static int tp_up_register(struct tp_uprobe *u)
