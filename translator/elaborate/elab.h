@@ -108,6 +108,8 @@ struct dprobe {
 	uint64_t uprobe_vaddr;			/* uprobes: link-time address, */
 	uint64_t uprobe_offset;			/* its file offset, */
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
+	bool uprobe_pie;			/* in an ET_DYN file: -p2 says
+						 * pc=.dynamic+ */
 	const struct umark *mark;		/* .mark(): its SDT note */
 	const char *tracepoint;			/* kernel.trace: its name */
 	/* netfilter probes (providers/netfilter.c) */

@@ -693,6 +693,7 @@ static struct dprobe *uprobe_emit(struct elab *e, const struct dprobe *tmpl,
 	p->process = u->path;
 	p->uprobe_vaddr = vaddr;
 	p->uprobe_pc = image_offset(u, vaddr);
+	p->uprobe_pie = u->pie;
 	file_offset(u, vaddr, &p->uprobe_offset);
 	p->is_return = is_return;
 	return p;
