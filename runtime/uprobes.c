@@ -184,7 +184,9 @@ static int tp_up_register(struct tp_uprobe *u)
 		iput(u->exe);
 	u->exe = NULL;
 fail:
-	if (!p->optional)
+	/* a library that is not there is never mapped: as stap, whose
+	 * library probes wait for the mapping, no warning */
+	if (!p->optional && !(p->exe && rc == -ENOENT))
 		tp_up_warn(p, rc);
 	return rc;
 }
