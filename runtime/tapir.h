@@ -240,6 +240,8 @@ struct tp_probe {
 
 	/* TP_PROBE_UPROBE (is_return and optional too), TP_PROBE_PROCESS */
 	const char *path;		/* the program; NULL: any (events) */
+	const char *exe;		/* UPROBE on a library of it: only in
+					 * processes running this program */
 	unsigned long uoffset;		/* UPROBE: the instruction's file
 					 * offset in path */
 	long pid;			/* process(PID), else 0: its events,

@@ -64,6 +64,7 @@ struct tp_uprobe {
 	struct uprobe_consumer uc;
 	const struct tp_probe *p;
 	struct inode *inode;
+	struct inode *exe;		/* p->exe's, when set */
 #ifdef HAVE_UPROBE_REGISTER_HANDLE
 	struct uprobe *up;
 #endif
@@ -73,12 +74,36 @@ struct tp_uprobe {
 static struct tp_uprobe *tp_ups;
 static unsigned int tp_nup;
 static char tp_up_msg[TP_MSG_SIZE];	/* process context only */
+static char tp_up_text[TP_MSG_SIZE];	/* its text, before the prefix */
+
+/* Does the current process run u's program? A library's uprobe fires in
+ * every process that maps the library; process("P").library(...) wants
+ * P's only. */
+static bool tp_up_exe_ok(const struct tp_uprobe *u)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *f;
+	bool ok;
+
+	if (!u->exe)
+		return true;
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	ok = f && (file_inode(f) == u->exe ||
+		   d_real_inode(f->f_path.dentry) == u->exe);
+	rcu_read_unlock();
+	return ok;
+}
 
 static int tp_up_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
 	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
+	if (!tp_up_exe_ok(u))
 		return 0;
 	tp_run_probe(u->p, regs, instruction_pointer(regs), NULL);
 	return 0;
@@ -90,6 +115,8 @@ static int tp_up_return(struct uprobe_consumer *uc, unsigned long func,
 	struct tp_uprobe *u = container_of(uc, struct tp_uprobe, uc);
 
 	if (u->p->pid && task_tgid_nr(current) != u->p->pid)
+		return 0;
+	if (!tp_up_exe_ok(u))
 		return 0;
 	tp_run_probe(u->p, regs, func, NULL);
 	return 0;
@@ -110,10 +137,11 @@ static struct inode *tp_path_inode(const char *name)
 
 static void tp_up_warn(const struct tp_probe *p, long rc)
 {
-	snprintf(tp_up_msg, sizeof(tp_up_msg), "probe %s inode-offset "
+	/* (tp_stderr_line writes buf from text: not the same buffer) */
+	snprintf(tp_up_text, sizeof(tp_up_text), "probe %s inode-offset "
 		 "%#lx registration error (rc %ld)", p->pp, p->uoffset, rc);
 	tp_stderr_line(tp_up_msg, sizeof(tp_up_msg), "WARNING: ",
-		       tp_up_msg, NULL);
+		       tp_up_text, NULL);
 }
 
 static int tp_up_register(struct tp_uprobe *u)
@@ -125,6 +153,15 @@ static int tp_up_register(struct tp_uprobe *u)
 	if (!u->inode) {
 		rc = -ENOENT;
 		goto fail;
+	}
+	if (p->exe) {
+		u->exe = tp_path_inode(p->exe);
+		if (!u->exe) {
+			iput(u->inode);
+			u->inode = NULL;
+			rc = -ENOENT;
+			goto fail;
+		}
 	}
 	if (p->is_return)
 		u->uc.ret_handler = tp_up_return;
@@ -143,8 +180,13 @@ static int tp_up_register(struct tp_uprobe *u)
 	}
 	iput(u->inode);
 	u->inode = NULL;
+	if (u->exe)
+		iput(u->exe);
+	u->exe = NULL;
 fail:
-	if (!p->optional)
+	/* a library that is not there is never mapped: as stap, whose
+	 * library probes wait for the mapping, no warning */
+	if (!p->optional && !(p->exe && rc == -ENOENT))
 		tp_up_warn(p, rc);
 	return rc;
 }
@@ -171,10 +213,14 @@ static void tp_uprobes_stop_probes(void)
 	for (i = 0; i < tp_nup; i++) {
 		struct tp_uprobe *u = &tp_ups[i];
 
-		if (u->registered)
+		if (u->registered) {
 			iput(u->inode);
+			if (u->exe)
+				iput(u->exe);
+		}
 		u->registered = false;
 		u->inode = NULL;
+		u->exe = NULL;
 	}
 }
 

@@ -44,6 +44,7 @@ struct session {
 					 * unwind tables go in the module */
 	int nusym_paths;
 	bool ldd;			/* --ldd: their shared libraries too */
+	const char *target_cmd;		/* -c CMD: process.plt's program */
 
 	/* the target kernel, resolved on first use */
 	struct kconfig *kconfig;

@@ -275,6 +275,7 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			ro.cmd = optarg;
+			s->target_cmd = optarg;
 			break;
 		case 'x':
 			ro.xpid = optarg;

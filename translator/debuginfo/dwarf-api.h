@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <libelf.h>
 
 struct session;
 struct elab;
@@ -125,6 +126,8 @@ struct trace_arg {
 /* What a point asks for. */
 struct dwarf_query {
 	const char *module;	/* NULL: the kernel; else a glob */
+	const char *user;	/* set: this user-space program's DWARF
+				 * (dwarf_user_unit), module unused */
 	const char *function;	/* glob */
 	const char *file;	/* glob or NULL */
 	int line_lo, line_hi;	/* 0: none; "file:N" or "file:N-M" */
@@ -331,5 +334,10 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a);
 
 /* Free what the session opened. */
 void dwarf_free(struct session *s);
+
+/* A user binary's separate debuginfo, by its build ID under
+ * /usr/lib/debug/.build-id, or NULL; *fd is its file, open while the
+ * result is (emit/emit-usym.c). */
+Elf *usym_open_debug(Elf *elf, int *fd);
 
 #endif

@@ -1792,7 +1792,15 @@ int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 	int nunits = 0;
 
 	*why = NULL;
-	if (!q->module) {
+	if (q->user) {
+		f.u = dwarf_user_unit(s, q->user);
+		if (!f.u) {
+			*why = arena_printf(&s->arena, "'%s' has no DWARF",
+					    q->user);
+			return -1;
+		}
+		unit_sites(&f);
+	} else if (!q->module) {
 		f.u = dwarf_unit_for(s, NULL);
 		if (!f.u) {
 			*why = arena_printf(&s->arena, "no kernel debuginfo for "

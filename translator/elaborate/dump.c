@@ -131,7 +131,8 @@ void dump_program(FILE *out, const struct program *prog)
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		fputs(p->name, out);
 		if (p->process && p->process_event == PROC_NONE)
-			fprintf(out, " /* pc=.absolute+%#llx */",
+			fprintf(out, " /* pc=.%s+%#llx */",
+				p->uprobe_pie ? "dynamic" : "absolute",
 				(unsigned long long)p->uprobe_pc);
 		else if (p->dwarf)
 			dwarf_dump_pc(out, p->dwarf);

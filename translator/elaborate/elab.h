@@ -100,12 +100,16 @@ struct dprobe {
 	const struct dwarf_site *dwarf;		/* DWARF probes (dwarf-api.h) */
 	/* process(...) probes (providers/process.c) */
 	const char *process;			/* the program's path, or NULL */
+	const char *process_exe;		/* .library(): the program whose
+						 * processes it fires in */
 	int64_t pid;				/* process(PID), else 0 */
 	enum proc_event process_event;		/* begin/end/thread..., or
 						 * PROC_NONE: a uprobe */
 	uint64_t uprobe_vaddr;			/* uprobes: link-time address, */
 	uint64_t uprobe_offset;			/* its file offset, */
 	uint64_t uprobe_pc;			/* and stap's -p2 pc= offset */
+	bool uprobe_pie;			/* in an ET_DYN file: -p2 says
+						 * pc=.dynamic+ */
 	const struct umark *mark;		/* .mark(): its SDT note */
 	const char *tracepoint;			/* kernel.trace: its name */
 	/* netfilter probes (providers/netfilter.c) */

@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfo/dwarf-api.h"
 #include "emit-internal.h"
 #include "strmap.h"
 #include "xalloc.h"
@@ -445,7 +446,7 @@ static void read_cfi(struct ubin *b, Elf *elf)
  * .symtab has the local functions a stripped library lacks, as stap
  * 4.8 shows them (__libc_start_call_main, versioned names such as
  * __libc_start_main@GLIBC_2.2.5), and its DWARF the lines. */
-static Elf *open_debug(Elf *elf, int *fd)
+Elf *usym_open_debug(Elf *elf, int *fd)
 {
 	const unsigned char *id;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
@@ -584,7 +585,7 @@ static bool read_binary(struct session *s, struct ubin *b, bool lines)
 		close(fd);
 		return false;
 	}
-	dbg = open_debug(elf, &dfd);
+	dbg = usym_open_debug(elf, &dfd);
 	if (dbg)
 		read_syms(s, b, dbg);
 	if (!b->nsyms)

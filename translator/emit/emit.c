@@ -1000,6 +1000,9 @@ static void process_fields(struct em *em, const struct dprobe *p, FILE *o)
 		return;
 	fprintf(o, "\t\t.uoffset = %#llxUL,\n",
 		(unsigned long long)p->uprobe_offset);
+	if (p->process_exe)
+		fprintf(o, "\t\t.exe = %s,\n", c_string(em, p->process_exe,
+							 strlen(p->process_exe)));
 	if (p->pid)
 		fprintf(o, "\t\t.pid = %lld,\n", (long long)p->pid);
 	if (p->is_return)

@@ -19,9 +19,17 @@
  * and free of symbolic links. The file must exist on the host at the
  * same path as in the target (the guest of --vm).
  *
- * Target variables ($var, $$parms, $return) and the other process
- * shapes (.mark, .library, .plt, .syscall, .statement("F@FILE:N"),
- * .inline) are not built yet.
+ * .plt("NAME") probes the PLT stubs of the imported symbols (read_plt),
+ * with $$name. .library("LIB") puts any of these points on a shared
+ * object the program loads (its DT_NEEDED, found as ld.so finds them),
+ * named as stap names it, process("PROG").library("/lib/PATH")...; the
+ * uprobe is on the library's inode, and fires only in processes whose
+ * executable is PROG (runtime/uprobes.c). A stripped library's
+ * functions are named by its separate debuginfo (by build ID), with no
+ * target variables from there.
+ *
+ * Not built yet: .syscall, .statement("F@FILE:N"), .inline, inline
+ * instances and assembly functions' lines in -l of optimized code.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -63,14 +71,48 @@ static const char *const patterns[] = {
 	"process(n).function(s)",			/* 19 */
 	"process(n).function(s).call",
 	"process(n).function(s).return",
+	"process(s).plt(s)",				/* 22 */
+	"process(s).plt(s).return",
+	"process(s).plt",
+	"process(s).plt.return",
+	"process.plt(s)",				/* 26 */
+	"process.plt(s).return",
+	"process.plt",
+	"process.plt.return",
+	"process(s).library(s).function(s)",		/* 30 */
+	"process(s).library(s).function(s).call",
+	"process(s).library(s).function(s).return",
+	"process(s).library(s).plt(s)",
+	"process(s).library(s).plt(s).return",
+	"process(s).library(s).plt",
+	"process(s).library(s).plt.return",
+	"process(s).library(s).mark(s)",
+	"process(s).library(s).provider(s).mark(s)",
+	"process.library(s).function(s)",		/* 39 */
+	"process.library(s).function(s).call",
+	"process.library(s).function(s).return",
+	"process.library(s).plt(s)",
+	"process.library(s).plt(s).return",
+	"process.library(s).plt",
+	"process.library(s).plt.return",
+	"process.library(s).mark(s)",
+	"process.library(s).provider(s).mark(s)",
+	"process(s).statement(s)",			/* 48 */
 	NULL
 };
 
-/* One USDT mark: a note of .note.stapsdt (<sys/sdt.h>'s format). */
+/* The point of the same shape without .library(): 30 + k and 39 + k
+ * resolve as lib_base[k] does on the library. */
+static const int lib_base[] = { 0, 1, 2, 22, 23, 24, 25, 17, 18 };
+
+/* One USDT mark: a note of .note.stapsdt (<sys/sdt.h>'s format); or
+ * one PLT entry (plt: name is its symbol, provider NULL, args ""). */
 struct umark {
 	const char *provider, *name;
 	const char *args;		/* "-4@%edi 8@8(%rbp)" */
-	uint64_t pc;			/* link-time address of its nop */
+	uint64_t pc;			/* link-time address of its nop, or of
+					 * the PLT stub */
+	bool plt;
 };
 
 /* One function of the program. */
@@ -96,7 +138,13 @@ struct uprog {
 	size_t nloads;
 	struct umark *marks;
 	size_t nmarks;
+	struct umark *plts;		/* its PLT stubs */
+	size_t nplts;
 	bool pie;			/* ET_DYN: loaded anywhere */
+	bool sep_debug;			/* its DWARF is a separate file's */
+	const char **libs;		/* .library(): what it loads, */
+	size_t nlibs;			/* absolute, no symbolic links */
+	bool libs_read;
 	Elf *elf;			/* open while the session lasts: the
 					 * marks' symbols */
 	int fd;
@@ -194,8 +242,17 @@ static int dwarf_fn(Dwarf_Die *d, void *arg)
 	const char *name = dwarf_diename(d), *file;
 	int line = 0, n;
 
-	if (!name || dwarf_entrypc(d, &pc) != 0)
-		return DWARF_CB_OK;	/* a declaration, or inline only */
+	if (!name)
+		return DWARF_CB_OK;
+	if (dwarf_entrypc(d, &pc) != 0) {
+		/* optimized code split in parts (a .cold one): the entry
+		 * is where the first range starts */
+		Dwarf_Addr base, end;
+
+		if (dwarf_ranges(d, 0, &base, &pc, &end) <= 0)
+			return DWARF_CB_OK;	/* a declaration, or inline
+						 * only */
+	}
 	file = dwarf_decl_file(d);
 	dwarf_decl_line(d, &line);
 	f.name = arena_strdup(&w->s->arena, name);
@@ -363,6 +420,115 @@ static void read_marks(struct session *s, struct uprog *u, Elf *elf)
 	}
 }
 
+/* The GOT slot a PLT stub at p jumps through: "jmp *disp(%rip)", maybe
+ * after endbr64 and with a bnd prefix; 0 when p holds no such stub. *len
+ * is the stub's length up to the end of that jump. */
+static uint64_t plt_slot(const unsigned char *p, size_t left, uint64_t addr,
+			 size_t *len)
+{
+	static const unsigned char endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t i = 0;
+	int32_t disp;
+
+	if (left >= sizeof(endbr) && !memcmp(p, endbr, sizeof(endbr)))
+		i = sizeof(endbr);
+	if (i < left && p[i] == 0xf2)
+		i++;
+	if (i + 6 > left || p[i] != 0xff || p[i + 1] != 0x25)
+		return 0;
+	memcpy(&disp, p + i + 2, sizeof(disp));
+	*len = i + 6;
+	return addr + i + 6 + (uint64_t)(int64_t)disp;
+}
+
+/*
+ * The PLT: each R_X86_64_JUMP_SLOT (or IRELATIVE) relocation of .rela.plt
+ * names a GOT slot and its symbol ("" for IRELATIVE); the stub of .plt or
+ * .plt.sec that jumps through that slot is the entry point of the symbol's
+ * PLT entry. Stubs are found by their jump, so the entry size and the
+ * layout (lazy .plt, IBT's .plt.sec, a static program's 8-byte stubs)
+ * need no guessing.
+ */
+static void read_plt(struct session *s, struct uprog *u, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, symsh;
+	size_t shstr, nrel = 0;
+	GElf_Rela *rel = NULL;
+	const char **relname = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstr) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Scn *symscn;
+		Elf_Data *d, *sd;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !(n = elf_strptr(elf, shstr, sh.sh_name)) ||
+		    strcmp(n, ".rela.plt") != 0 || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		symscn = elf_getscn(elf, sh.sh_link);
+		sd = symscn && gelf_getshdr(symscn, &symsh) ?
+		     elf_getdata(symscn, NULL) : NULL;
+		nrel = sh.sh_size / sh.sh_entsize;
+		rel = xcalloc(nrel + 1, sizeof(*rel));
+		relname = xcalloc(nrel + 1, sizeof(*relname));
+		for (size_t i = 0; i < nrel; i++) {
+			GElf_Sym st;
+			size_t si;
+
+			if (!gelf_getrela(d, (int)i, &rel[i]))
+				continue;
+			si = GELF_R_SYM(rel[i].r_info);
+			relname[i] = "";
+			if (si && sd && gelf_getsym(sd, (int)si, &st)) {
+				n = elf_strptr(elf, symsh.sh_link, st.st_name);
+				relname[i] = n ? n : "";
+			}
+		}
+		break;
+	}
+	scn = NULL;
+	while (nrel && (scn = elf_nextscn(elf, scn))) {
+		const unsigned char *b;
+		Elf_Data *d;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(n = elf_strptr(elf, shstr, sh.sh_name)) ||
+		    (strcmp(n, ".plt") != 0 && strcmp(n, ".plt.sec") != 0) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		b = d->d_buf;
+		for (size_t off = 0; off < d->d_size;) {
+			size_t len = 0, i;
+			uint64_t slot = plt_slot(b + off, d->d_size - off,
+						 sh.sh_addr + off, &len);
+
+			for (i = 0; slot && i < nrel; i++)
+				if (rel[i].r_offset == slot && relname[i])
+					break;
+			if (!slot || i == nrel) {
+				off++;
+				continue;
+			}
+			u->plts = xrealloc(u->plts, (u->nplts + 1) *
+					   sizeof(*u->plts));
+			u->plts[u->nplts++] = (struct umark){
+				.name = arena_strdup(&s->arena, relname[i]),
+				.args = "",
+				.pc = sh.sh_addr + off,
+				.plt = true,
+			};
+			off += len;
+		}
+	}
+	free(rel);
+	free(relname);
+}
+
 /* A symbol's address (data or code), for rip-relative mark operands. */
 static bool symbol_addr(const struct uprog *u, const char *name,
 			uint64_t *addr)
@@ -428,8 +594,22 @@ static struct uprog *uprog_open(struct session *s, const char *path)
 		u->loads[u->nloads++] = ph;
 	}
 	read_dwarf(s, u, elf, &cap);
+	if (!u->nfns) {
+		/* a stripped library: its -dbg package's DWARF names the
+		 * functions, as stap's (no target variables from there) */
+		int dfd;
+		Elf *dbg = usym_open_debug(elf, &dfd);
+
+		if (dbg) {
+			read_dwarf(s, u, dbg, &cap);
+			u->sep_debug = u->nfns > 0;
+			elf_end(dbg);
+			close(dfd);
+		}
+	}
 	read_symbols(s, u, elf, &cap);
 	read_marks(s, u, elf);
+	read_plt(s, u, elf);
 	dedup(u);
 	{
 		GElf_Ehdr eh;
@@ -490,8 +670,10 @@ static struct probe_point *concrete(struct session *s,
 
 		*c = *o;
 		c->next = NULL;
-		if (arg && o->arg && o->arg->kind == E_STR) {
-			c->arg = ast_expr(s, E_STR, &o->arg->loc);
+		/* a point without its argument (process.plt) gets one */
+		if (arg && (!o->arg || o->arg->kind == E_STR)) {
+			c->arg = ast_expr(s, E_STR, o->arg ? &o->arg->loc :
+					  &o->loc);
 			c->arg->str = arg;
 			c->arg->len = (unsigned)strlen(arg);
 		}
@@ -511,6 +693,7 @@ static struct dprobe *uprobe_emit(struct elab *e, const struct dprobe *tmpl,
 	p->process = u->path;
 	p->uprobe_vaddr = vaddr;
 	p->uprobe_pc = image_offset(u, vaddr);
+	p->uprobe_pie = u->pie;
 	file_offset(u, vaddr, &p->uprobe_offset);
 	p->is_return = is_return;
 	return p;
@@ -577,9 +760,11 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		return -1;
 	}
 	if (filepat && strchr(filepat, ':')) {
-		elab_error(e, &fc->arg->loc, "source lines in process(...)."
-			   "function() points are not supported by Tapir yet");
-		return -1;
+		/* as stap: the function, its line left out */
+		elab_warn(e, &pp->loc, "For probing a particular line, use a "
+			  ".statement() probe, not .function()");
+		filepat = arena_printf(&s->arena, "%.*s",
+				       (int)strcspn(filepat, ":"), filepat);
 	}
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
@@ -604,7 +789,7 @@ static int functions(struct elab *e, const struct probe_point *pp,
 			arena_printf(&s->arena, "%s@%s", f->name, f->decl_file);
 		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
 				ret ? f->entry : f->prologue, ret);
-		if (f->decl_file)
+		if (f->decl_file && !u->sep_debug)
 			add_site(s, p, f);
 		count++;
 	}
@@ -651,6 +836,92 @@ static int statement(struct elab *e, const struct probe_point *pp,
 			       path, (unsigned long long)addr,
 			       pp_has(pp, "absolute") ? ".absolute" : "");
 	return 1;
+}
+
+/* process("PATH").statement("FUNC"), no file or line: as stap, the
+ * functions' first instruction (before the prologue), named by their
+ * declaration. */
+static int statement_entries(struct elab *e, const struct probe_point *pp,
+			     const struct dprobe *tmpl, struct uprog *u)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str;
+	int count = 0;
+
+	for (size_t i = 0; i < u->nfns; i++) {
+		const struct ufunc *f = &u->fns[i];
+		struct dprobe *p;
+
+		if (!f->decl_file || u->sep_debug ||
+		    fnmatch(pat, f->name, 0) != 0)
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, u->path,
+				arena_printf(&s->arena, "%s@%s:%d", f->name,
+					     f->decl_file, f->decl_line)),
+				u, f->entry, false);
+		add_site(s, p, f);
+		count++;
+	}
+	if (!count) {
+		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
+			   "'%s'", pat, u->path);
+		return -1;
+	}
+	return count;
+}
+
+/* process("PATH").statement("FUNC@FILE:LINE"): the lines of the program's
+ * DWARF, as kernel.statement's (debuginfo/dwarf.c finds the sites). */
+static int statements(struct elab *e, const struct probe_point *pp,
+		      const struct dprobe *tmpl, const char *path)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str, *why = NULL;
+	struct uprog *u = uprog_open(s, path);
+	struct dwarf_query q = { .user = path, .statement = true };
+	struct dwarf_site **sites;
+	int n;
+
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return -1;
+	}
+	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
+		elab_error(e, &fc->arg->loc, "%s", why);
+		return -1;
+	}
+	if (!q.file)
+		return statement_entries(e, pp, tmpl, u);
+	n = dwarf_find_sites(s, &q, &sites, &why);
+	if (n < 0) {
+		elab_error(e, &pp->comps->arg->loc, "%s", why);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		const char *text = arena_printf(&s->arena, "%s@%s:%d",
+						site->function,
+						site->decl_file, site->line);
+		struct dprobe *p;
+		uint64_t off;
+
+		if (!site->decl_file || !file_offset(u, site->pc, &off))
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
+				site->pc, false);
+		site->module = path;
+		p->dwarf = site;
+		p->has_targets = true;
+	}
+	if (!n) {
+		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
+			   "'%s'%s%s", pat, path, why ? ": " : "",
+			   why ? why : "");
+		return -1;
+	}
+	return n;
 }
 
 static int events(struct elab *e, const struct probe_point *pp, int pattern,
@@ -729,10 +1000,70 @@ static int marks(struct elab *e, const struct probe_point *pp,
 	return count;
 }
 
+/* process("PATH").plt("NAME"): the PLT stubs of the symbols NAME
+ * matches ("*" without it); pp() names the stub's address, as stap's,
+ * and $$name is the symbol. */
+static int plts(struct elab *e, const struct probe_point *pp,
+		const struct dprobe *tmpl, const char *path, bool ret)
+{
+	struct session *s = e->s;
+	const struct pp_comp *pc = pp->comps->next;
+	const char *pat = pc->arg ? pc->arg->str : "*";
+	const struct loc *loc = pc->arg ? &pc->arg->loc : &pc->loc;
+	struct uprog *u = uprog_open(s, path);
+	int count = 0;
+
+	if (!u->ok) {
+		elab_error(e, pp->comps->arg ? &pp->comps->arg->loc :
+			   &pp->comps->loc, "%s", u->why);
+		return -1;
+	}
+	for (size_t i = 0; i < u->nplts; i++) {
+		const struct umark *m = &u->plts[i];
+		struct dprobe *p;
+
+		if (fnmatch(pat, m->name, 0) != 0)
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, path, m->name), u,
+				m->pc, ret);
+		p->mark = m;
+		p->name = arena_printf(&s->arena, "process(\"%s\").statement("
+				       "%#llx)%s", path,
+				       (unsigned long long)m->pc,
+				       ret ? ".return" : "");
+		count++;
+	}
+	if (!count) {
+		const char **names = xcalloc(u->nplts + 1, sizeof(*names));
+		const char *sim = NULL;
+
+		for (size_t i = 0; i < u->nplts; i++)
+			names[i] = u->plts[i].name;
+		if (!wild(pat))
+			sim = similar_names(s, pat, names, (int)u->nplts);
+		free(names);
+		if (!u->nplts)
+			elab_error(e, loc, "no match for PLT entry '%s': '%s' "
+				   "has no PLT", pat, path);
+		else if (sim)
+			elab_error(e, loc, "no match for PLT entry '%s' in "
+				   "'%s' (similar: %s)", pat, path, sim);
+		else
+			elab_error(e, loc, "no match for PLT entry '%s' in "
+				   "'%s'", pat, path);
+		return -1;
+	}
+	return count;
+}
+
 static int resolve_path(struct elab *e, const struct probe_point *pp,
 			int pattern, const struct dprobe *tmpl,
 			const char *path)
 {
+	if (pattern == 48)
+		return statements(e, pp, tmpl, path);
+	if (pattern >= 22)
+		return plts(e, pp, tmpl, path, pattern & 1);
 	if (pattern >= 17)
 		return marks(e, pp, tmpl, path, pattern == 18);
 	if (pattern >= 3)
@@ -783,6 +1114,273 @@ static int resolve_glob(struct elab *e, const struct probe_point *pp,
 	return total;
 }
 
+/* ---- .library() ---- */
+
+static void add_lib(struct uprog *u, const char *path)
+{
+	for (size_t i = 0; i < u->nlibs; i++)
+		if (strcmp(u->libs[i], path) == 0)
+			return;
+	u->libs = xrealloc(u->libs, (u->nlibs + 1) * sizeof(*u->libs));
+	u->libs[u->nlibs++] = path;
+}
+
+/* The folders of ld.so.conf (and the files it includes), in order. */
+static void ldconf_dirs(struct session *s, const char *file,
+			const char ***dirs, size_t *n, int depth)
+{
+	char line[PATH_MAX];
+	FILE *f = depth < 8 ? fopen(file, "re") : NULL;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t");
+
+		p[strcspn(p, "#\r\n")] = '\0';
+		for (char *q = p + strlen(p); q > p && strchr(" \t", q[-1]);)
+			*--q = '\0';
+		if (!strncmp(p, "include", 7) && strchr(" \t", p[7])) {
+			glob_t g;
+
+			p += 7 + strspn(p + 7, " \t");
+			if (glob(p, 0, NULL, &g) == 0)
+				for (size_t i = 0; i < g.gl_pathc; i++)
+					ldconf_dirs(s, g.gl_pathv[i], dirs, n,
+						    depth + 1);
+			globfree(&g);
+		} else if (*p == '/') {
+			*dirs = xrealloc(*dirs, (*n + 1) * sizeof(**dirs));
+			(*dirs)[(*n)++] = arena_strdup(&s->arena, p);
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Where the dynamic loader finds a DT_NEEDED name for an object whose
+ * run path is rpath: that path, ld.so.conf's folders, /lib, /usr/lib. */
+static const char *find_lib(struct session *s, const char *name,
+			    const char *rpath, const char **conf, size_t nconf)
+{
+	char buf[PATH_MAX];
+	static const char *const std[] = { "/lib", "/usr/lib" };
+
+	if (strchr(name, '/'))
+		return realpath(name, buf) ? arena_strdup(&s->arena, buf) :
+					     NULL;
+	for (const char *p = rpath; p && *p;) {
+		size_t k = strcspn(p, ":");
+		char *c = arena_printf(&s->arena, "%.*s/%s", (int)k, p, name);
+
+		if (is_file(c) && realpath(c, buf))
+			return arena_strdup(&s->arena, buf);
+		p += k;
+		p += *p == ':';
+	}
+	for (size_t i = 0; i < nconf + 2; i++) {
+		const char *d = i < nconf ? conf[i] : std[i - nconf];
+		char *c = arena_printf(&s->arena, "%s/%s", d, name);
+
+		if (is_file(c) && realpath(c, buf))
+			return arena_strdup(&s->arena, buf);
+	}
+	return NULL;
+}
+
+/* The program's interpreter and DT_NEEDED names, for read_libs. */
+static void elf_deps(struct session *s, const char *path, const char **interp,
+		     const char ***needed, size_t *n, const char **rpath)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	size_t nph = 0;
+
+	*interp = *rpath = NULL;
+	if (elf && elf_getphdrnum(elf, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			size_t len;
+			char *raw = elf_rawfile(elf, &len);
+
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_INTERP && raw &&
+			    ph.p_offset + ph.p_filesz <= len && ph.p_filesz)
+				*interp = arena_printf(&s->arena, "%.*s",
+						       (int)ph.p_filesz - 1,
+						       raw + ph.p_offset);
+		}
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *str;
+
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				continue;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH &&
+			    dyn.d_tag != DT_RPATH)
+				continue;
+			str = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!str)
+				continue;
+			if (dyn.d_tag != DT_NEEDED) {
+				*rpath = arena_strdup(&s->arena, str);
+				continue;
+			}
+			*needed = xrealloc(*needed, (*n + 1) * sizeof(**needed));
+			(*needed)[(*n)++] = arena_strdup(&s->arena, str);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* What the program loads: its interpreter and, breadth first, the
+ * objects DT_NEEDED names, found as the dynamic loader finds them. */
+static void read_libs(struct session *s, struct uprog *u)
+{
+	const char **conf = NULL;
+	size_t nconf = 0;
+	char buf[PATH_MAX];
+
+	if (u->libs_read)
+		return;
+	u->libs_read = true;
+	ldconf_dirs(s, "/etc/ld.so.conf", &conf, &nconf, 0);
+	for (size_t i = 0; i <= u->nlibs; i++) {
+		const char *obj = i ? u->libs[i - 1] : u->path;
+		const char **needed = NULL, *interp, *rpath;
+		size_t n = 0;
+
+		elf_deps(s, obj, &interp, &needed, &n, &rpath);
+		if (interp && realpath(interp, buf))
+			add_lib(u, arena_strdup(&s->arena, buf));
+		for (size_t j = 0; j < n; j++) {
+			const char *lib = find_lib(s, needed[j], rpath, conf,
+						   nconf);
+
+			if (lib)
+				add_lib(u, lib);
+		}
+		free(needed);
+	}
+	free(conf);
+}
+
+static int resolve_path(struct elab *e, const struct probe_point *pp,
+			int pattern, const struct dprobe *tmpl,
+			const char *path);
+
+/* The point as a probe on the library names it: process("PROG")
+ * .library("LIB") and the rest of lib's point. */
+static struct probe_point *lib_point(struct session *s,
+				     const struct probe_point *pp,
+				     const struct probe_point *libpt,
+				     const char *prog, const char *lib)
+{
+	struct probe_point *cp = ANEW(&s->arena, struct probe_point);
+	struct pp_comp *c0 = ANEW(&s->arena, struct pp_comp);
+	struct pp_comp *c1 = ANEW(&s->arena, struct pp_comp);
+
+	*cp = *pp;
+	*c0 = *pp->comps;
+	*c1 = *pp->comps->next;
+	c0->arg = ast_expr(s, E_STR, &c0->loc);
+	c0->arg->str = prog;
+	c0->arg->len = (unsigned)strlen(prog);
+	c1->arg = ast_expr(s, E_STR, &c1->arg->loc);
+	c1->arg->str = lib;
+	c1->arg->len = (unsigned)strlen(lib);
+	c0->next = c1;
+	c1->next = libpt->comps->next;
+	cp->comps = c0;
+	return cp;
+}
+
+/* process("PROG").library("LIB")...: the same point on each library of
+ * PROG that LIB names (its base name matched, or a path), firing in
+ * PROG's processes only. */
+static int libraries(struct elab *e, const struct probe_point *pp,
+		     int pattern, const struct dprobe *tmpl, const char *prog)
+{
+	struct session *s = e->s;
+	const struct expr *la = pp->comps->next->arg;
+	struct probe_point sub = *pp;
+	struct pp_comp c0 = *pp->comps;
+	struct uprog *u = uprog_open(s, prog);
+	const char **libs;
+	size_t nlibs = 0;
+	int total = 0, errors = s->errors;
+
+	if (!u->ok) {
+		elab_error(e, pp->comps->arg ? &pp->comps->arg->loc :
+			   &pp->comps->loc, "%s", u->why);
+		return -1;
+	}
+	read_libs(s, u);
+	libs = arena_alloc(&s->arena, sizeof(*libs) * (u->nlibs + 1));
+	if (strchr(la->str, '/')) {
+		if (is_file(la->str))
+			libs[nlibs++] = la->str;
+	} else {
+		for (size_t i = 0; i < u->nlibs; i++) {
+			const char *base = strrchr(u->libs[i], '/') + 1;
+
+			if (fnmatch(la->str, base, 0) == 0)
+				libs[nlibs++] = u->libs[i];
+		}
+	}
+	if (!nlibs) {
+		const char *all = "none";
+
+		for (size_t i = 0; i < u->nlibs; i++)
+			all = i ? arena_printf(&s->arena, "%s, %s", all,
+					       u->libs[i]) : u->libs[i];
+		elab_error(e, &la->loc, "no match for library '%s' of '%s' "
+			   "(its libraries: %s)", la->str, prog, all);
+		return -1;
+	}
+	/* the point less .library(): process("LIB").function(...) */
+	c0.next = pp->comps->next->next;
+	sub.comps = &c0;
+	for (size_t i = 0; i < nlibs; i++) {
+		struct dprobe *before = e->last_probe;
+		int n;
+
+		c0.arg = ast_expr(s, E_STR, &la->loc);
+		c0.arg->str = libs[i];
+		c0.arg->len = (unsigned)strlen(libs[i]);
+		s->quiet += nlibs > 1;
+		n = resolve_path(e, &sub, lib_base[(pattern - 30) % 9], tmpl,
+				 libs[i]);
+		s->quiet -= nlibs > 1;
+		if (nlibs > 1)
+			s->errors = errors;
+		if (n <= 0)
+			continue;
+		total += n;
+		for (struct dprobe *p = before ? before->next :
+			     e->prog->probes; p; p = p->next) {
+			p->process_exe = prog;
+			p->point = lib_point(s, pp, p->point, prog, libs[i]);
+			p->listed_as = pp_text(s, p->point);
+		}
+	}
+	if (!total && nlibs > 1) {
+		elab_error(e, &la->loc, "no match in any of the %zu libraries "
+			   "of '%s' that '%s' names", nlibs, prog, la->str);
+		return -1;
+	}
+	return total ? total : -1;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
@@ -790,7 +1388,22 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 
 	if (pattern >= 5 && pattern < 17)
 		return events(e, pp, pattern, tmpl);
-	if (pattern >= 19) {
+	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
+		/* process.plt: the -c command's program */
+		const char *cmd = e->s->target_cmd;
+
+		path = cmd ? find_program(e->s, arena_printf(&e->s->arena,
+				"%.*s", (int)strcspn(cmd, " \t"), cmd)) : NULL;
+		if (!path) {
+			elab_error(e, &pp->comps->loc, "unspecified process "
+				   "probe is invalid without a -c COMMAND");
+			return -1;
+		}
+		if (pattern >= 39)
+			return libraries(e, pp, pattern, tmpl, path);
+		return resolve_path(e, pp, pattern, tmpl, path);
+	}
+	if (pattern >= 19 && pattern <= 21) {
 		/* as stap: the program the process runs now, here */
 		const struct expr *a = pp->comps->arg;
 		struct dprobe *before = e->last_probe;
@@ -810,7 +1423,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			p->pid = a->num;
 		return n;
 	}
-	if (wild(pp->comps->arg->str))
+	if (wild(pp->comps->arg->str) && (pattern < 30 || pattern == 48))
 		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
@@ -818,6 +1431,8 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
+	if (pattern >= 30 && pattern < 48)
+		return libraries(e, pp, pattern, tmpl, path);
 	return resolve_path(e, pp, pattern, tmpl, path);
 }
 
@@ -1025,6 +1640,28 @@ bool process_mark_target(struct elab *e, struct expr *x)
 	char *endp;
 	long n;
 
+	if (m->plt) {
+		/* no DWARF: $$parms, $$vars and $$locals list nothing, as
+		 * stap's */
+		if (x->kind == E_CTXVAR && (!strcmp(x->str, "parms") ||
+					    !strcmp(x->str, "vars") ||
+					    !strcmp(x->str, "locals"))) {
+			x->kind = E_STR;
+			x->str = "";
+			x->len = 0;
+			return true;
+		}
+		if (x->kind != E_CTXVAR || strcmp(x->str, "name") != 0) {
+			elab_error(e, &x->loc, "unable to find plt variable "
+				   "'%s%s' (alternatives: $$name)",
+				   x->kind == E_CTXVAR ? "$$" : "$", x->str);
+			return true;
+		}
+		x->kind = E_STR;
+		x->str = m->name;
+		x->len = (unsigned)strlen(m->name);
+		return true;
+	}
 	if (x->kind == E_CTXVAR) {
 		if (!strcmp(x->str, "name"))
 			str = m->name;
@@ -1083,6 +1720,8 @@ void process_free(struct session *s)
 		free(u->fns);
 		free(u->loads);
 		free(u->marks);
+		free(u->plts);
+		free(u->libs);
 		if (u->elf)
 			elf_end(u->elf);
 		if (u->fd >= 0)

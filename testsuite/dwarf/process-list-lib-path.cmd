@@ -1,0 +1,1 @@
+-r kernels/6.1.0-test -l 'process("/tmp/tapir-uprog/uprog-dyn").library("/lib64/ld-linux-x86-64.so.2").function("_dl_start")'

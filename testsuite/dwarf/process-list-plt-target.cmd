@@ -1,0 +1,1 @@
+-r kernels/6.1.0-test -c '/tmp/tapir-uprog/uprog-dyn loop 1' -l 'process.plt("s*")'
