@@ -163,6 +163,10 @@ int dwarf_tracepoints(struct session *s, const char *module,
 		      const char *glob, struct dwarf_site ***out,
 		      const char **why);
 
+/* The modules whose debuginfo defines tracepoints (*names: theirs,
+ * the session's). Returns the count. */
+size_t dwarf_tracepoint_modules(struct session *s, const char *const **names);
+
 /* The site's canonical point text without the suffix components:
  * kernel.function("vfs_read@fs/read_write.c:450"). */
 const char *dwarf_site_point(struct session *s, const struct dwarf_site *site,

@@ -96,6 +96,10 @@ struct dwarf_ctx {
 	struct btf_ctx *btf;		/* btf.c */
 	struct strmap tp_declared;	/* tracepoint -> its header's system */
 	bool tp_declared_loaded;
+	char **tp_mods;			/* modules defining tracepoints */
+	size_t ntp_mods;		/* (names of mod_names) */
+	bool tp_mods_listed;
+	struct strmap tp_mod_systems;	/* module -> its one system, or "" */
 };
 
 struct dwarf_ctx *dwarf_ctx(struct session *s);

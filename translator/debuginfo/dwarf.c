@@ -102,6 +102,7 @@ void dwarf_free(struct session *s)
 	}
 	free(c->mod_names);
 	free(c->mod_paths);
+	free(c->tp_mods);
 	if (c->bl_ready) {
 		regfree(&c->bl_fn);
 		regfree(&c->bl_fn_ret);
@@ -310,6 +311,54 @@ static void list_modules(struct session *s, struct dwarf_ctx *c)
 	/* a build tree's own modules, unstripped */
 	if (k->build_dir)
 		find_modules(c, k->build_dir, 4);
+}
+
+/* Does the .ko at path define tracepoints (a __tracepoints_ptrs
+ * section)? Only its section headers are read. */
+static bool defines_tracepoints(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			found = gelf_getshdr(scn, &sh) &&
+				(n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+				strcmp(n, "__tracepoints_ptrs") == 0;
+		}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+size_t dwarf_tracepoint_modules(struct session *s, const char *const **names)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->tp_mods_listed) {
+		c->tp_mods_listed = true;
+		list_modules(s, c);
+		for (size_t i = 0; i < c->nmods; i++) {
+			if (!defines_tracepoints(c->mod_paths[i]))
+				continue;
+			c->tp_mods = xrealloc(c->tp_mods, (c->ntp_mods + 1) *
+					      sizeof(*c->tp_mods));
+			c->tp_mods[c->ntp_mods++] = c->mod_names[i];
+		}
+	}
+	*names = (const char *const *)c->tp_mods;
+	return c->ntp_mods;
 }
 
 static int find_no_debuginfo(Dwfl_Module *m, void **u, const char *mn,

@@ -29,13 +29,49 @@ static bool wild(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-/* The tracepoints named like glob: from the debuginfo, else the BTF. */
+/* The tracepoints named like glob: the kernel's from its debuginfo,
+ * else from its BTF, then those of the modules whose debuginfo is
+ * there (each module's sorted by name, the modules by name). */
 static int tracepoints(struct session *s, const char *glob,
 		       struct dwarf_site ***out, const char **why)
 {
+	const char *const *mods;
+	size_t nmods = dwarf_tracepoint_modules(s, &mods);
+	struct dwarf_site **v, **all;
+	bool kernel_ok;
+	int n, total;
+
 	if (dwarf_available(s, NULL))
-		return dwarf_tracepoints(s, NULL, glob, out, why);
-	return btf_tracepoints(s, glob, out, why);
+		n = dwarf_tracepoints(s, NULL, glob, out, why);
+	else
+		n = btf_tracepoints(s, glob, out, why);
+	if (!nmods)
+		return n;
+	kernel_ok = n >= 0;
+	if (!kernel_ok)		/* neither: the modules' alone */
+		n = 0;
+	total = n;
+	all = xcalloc((size_t)n + 1, sizeof(*all));
+	if (n)
+		memcpy(all, *out, (size_t)n * sizeof(*all));
+	for (size_t i = 0; i < nmods; i++) {
+		const char *mwhy;
+		int m = dwarf_tracepoints(s, mods[i], glob, &v, &mwhy);
+
+		if (m <= 0)
+			continue;
+		all = xrealloc(all, (size_t)(total + m + 1) * sizeof(*all));
+		memcpy(all + total, v, (size_t)m * sizeof(*all));
+		total += m;
+	}
+	if (!total && !kernel_ok) {
+		free(all);
+		return -1;	/* *why: the kernel's */
+	}
+	*out = arena_alloc(&s->arena, (size_t)(total + 1) * sizeof(*all));
+	memcpy(*out, all, (size_t)total * sizeof(*all));
+	free(all);
+	return total;
 }
 
 /* Up to five tracepoints named like name, for the error. */
