@@ -99,6 +99,9 @@ struct dwarf_ctx {
 	char **tp_mods;			/* modules defining tracepoints */
 	size_t ntp_mods;		/* (names of mod_names) */
 	bool tp_mods_listed;
+	char **btf_mod_names, **btf_mod_paths;	/* installed modules */
+	size_t nbtf_mods;			/* with tracepoints */
+	bool btf_mods_listed;
 	struct strmap tp_mod_systems;	/* module -> its one system, or "" */
 };
 

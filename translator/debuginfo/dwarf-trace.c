@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,19 +359,41 @@ static void one_system(void *arg, const GElf_Sym *sym, const char *n)
 /* A module's system when it defines one only: each system of a trace
  * header has its name as a string, str__SYSTEM__trace_system_name, in
  * the module's symbol table; "" when there are several or none. */
-static const char *module_system(struct session *s, struct dwarf_unit *u)
+static const char *module_system(struct session *s, const char *module,
+				 Elf *elf)
 {
 	struct strmap *cache = &dwarf_ctx(s)->tp_mod_systems;
-	struct systems_walk w = { s, strmap_get(cache, u->name) };
+	struct systems_walk w = { s, strmap_get(cache, module) };
 
 	if (w.sys)
 		return w.sys;
-	each_symbol(u->elf, one_system, &w);
+	each_symbol(elf, one_system, &w);
 	if (!w.sys)
 		w.sys = "";
-	strmap_add(&s->arena, cache, arena_strdup(&s->arena, u->name),
+	strmap_add(&s->arena, cache, arena_strdup(&s->arena, module),
 		   (void *)w.sys);
 	return w.sys;
+}
+
+const char *dwarf_file_system(struct session *s, const char *module,
+			      const char *path)
+{
+	const char *sys = strmap_get(&dwarf_ctx(s)->tp_mod_systems, module);
+	int fd;
+	Elf *elf;
+
+	if (sys)
+		return sys;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "";
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	sys = module_system(s, module, elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return sys;
 }
 
 /* The system of tracepoint name (its event's, else its header's). */
@@ -383,7 +406,8 @@ static const char *tracepoint_system(struct session *s,
 
 	/* a module of one system, else the system of the unit that
 	 * made the tracepoint */
-	if (site->unit->dwfl && (*(sys = module_system(s, site->unit)) ||
+	if (site->unit->dwfl && (*(sys = module_system(s, site->unit->name,
+						      site->unit->elf)) ||
 				 (sys = unit_system(s, site))))
 		return sys;
 	if (!site->unit->dwfl) {

@@ -103,6 +103,12 @@ void dwarf_free(struct session *s)
 	free(c->mod_names);
 	free(c->mod_paths);
 	free(c->tp_mods);
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		free(c->btf_mod_names[i]);
+		free(c->btf_mod_paths[i]);
+	}
+	free(c->btf_mod_names);
+	free(c->btf_mod_paths);
 	if (c->bl_ready) {
 		regfree(&c->bl_fn);
 		regfree(&c->bl_fn_ret);
@@ -269,8 +275,9 @@ static void add_module(struct dwarf_ctx *c, const char *path)
 	c->nmods++;
 }
 
-/* Every NAME.ko under dir (the -dbg package's tree). */
-static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
+/* add(c, PATH) for every NAME.ko under dir (the -dbg package's tree). */
+static void find_modules(struct dwarf_ctx *c, const char *dir, int depth,
+			 void (*add)(struct dwarf_ctx *c, const char *path))
 {
 	DIR *d;
 	struct dirent *de;
@@ -285,9 +292,9 @@ static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
 			continue;
 		p = xasprintf("%s/%s", dir, de->d_name);
 		if (len > 3 && strcmp(de->d_name + len - 3, ".ko") == 0)
-			add_module(c, p);
+			add(c, p);
 		else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
-			find_modules(c, p, depth + 1);
+			find_modules(c, p, depth + 1, add);
 		free(p);
 	}
 	closedir(d);
@@ -304,13 +311,13 @@ static void list_modules(struct session *s, struct dwarf_ctx *c)
 	roots = debug_roots();
 	for (int i = 0; roots[i]; i++) {
 		p = xasprintf("%s/lib/modules/%s/kernel", roots[i], k->release);
-		find_modules(c, p, 0);
+		find_modules(c, p, 0, add_module);
 		free(p);
 	}
 	free_roots(roots);
 	/* a build tree's own modules, unstripped */
 	if (k->build_dir)
-		find_modules(c, k->build_dir, 4);
+		find_modules(c, k->build_dir, 4, add_module);
 }
 
 /* Does the .ko at path define tracepoints (a __tracepoints_ptrs
@@ -359,6 +366,37 @@ size_t dwarf_tracepoint_modules(struct session *s, const char *const **names)
 	}
 	*names = (const char *const *)c->tp_mods;
 	return c->ntp_mods;
+}
+
+static void add_btf_module(struct dwarf_ctx *c, const char *path)
+{
+	if (!defines_tracepoints(path))
+		return;
+	c->btf_mod_names = xrealloc(c->btf_mod_names, (c->nbtf_mods + 1) *
+				    sizeof(char *));
+	c->btf_mod_paths = xrealloc(c->btf_mod_paths, (c->nbtf_mods + 1) *
+				    sizeof(char *));
+	c->btf_mod_names[c->nbtf_mods] = module_name_of(path);
+	c->btf_mod_paths[c->nbtf_mods++] = xstrdup(path);
+}
+
+size_t dwarf_btf_tracepoint_modules(struct session *s,
+				    const char *const **names,
+				    const char *const **paths)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->btf_mods_listed) {
+		char *dir = xasprintf("/lib/modules/%s/kernel",
+				      kconfig_get(s)->release);
+
+		c->btf_mods_listed = true;
+		find_modules(c, dir, 0, add_btf_module);
+		free(dir);
+	}
+	*names = (const char *const *)c->btf_mod_names;
+	*paths = (const char *const *)c->btf_mod_paths;
+	return c->nbtf_mods;
 }
 
 static int find_no_debuginfo(Dwfl_Module *m, void **u, const char *mn,

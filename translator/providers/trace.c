@@ -4,7 +4,9 @@
  * a glob of their systems ("sched:*", "*:sched_switch"). They resolve
  * through the kernel's debuginfo (dwarf-trace.c: each tracepoint's
  * iterator gives its arguments), or without it through the kernel's BTF
- * (btf.c: the same iterators' prototypes), one probe per tracepoint, named as
+ * (btf.c: the same iterators' prototypes), the tracepoints of modules
+ * through their debuginfo, or with the kernel's BTF through theirs (the
+ * .ko's .BTF), one probe per tracepoint, named as
  * SystemTap names them: kernel.trace("sched:sched_switch"). The probe
  * is no kprobe: its handler, with the tracepoint's prototype, is
  * registered on the tracepoint found by name when the session starts
@@ -30,18 +32,20 @@ static bool wild(const char *s)
 }
 
 /* The tracepoints named like glob: the kernel's from its debuginfo,
- * else from its BTF, then those of the modules whose debuginfo is
- * there (each module's sorted by name, the modules by name). */
+ * then those of the modules whose debuginfo is there; else the kernel's
+ * from its BTF, then those of the installed modules from theirs (each
+ * module's sorted by name). */
 static int tracepoints(struct session *s, const char *glob,
 		       struct dwarf_site ***out, const char **why)
 {
-	const char *const *mods;
-	size_t nmods = dwarf_tracepoint_modules(s, &mods);
+	const char *const *mods, *const *paths = NULL;
+	bool dwarf = dwarf_available(s, NULL), kernel_ok;
+	size_t nmods = dwarf ? dwarf_tracepoint_modules(s, &mods) :
+		       dwarf_btf_tracepoint_modules(s, &mods, &paths);
 	struct dwarf_site **v, **all;
-	bool kernel_ok;
 	int n, total;
 
-	if (dwarf_available(s, NULL))
+	if (dwarf)
 		n = dwarf_tracepoints(s, NULL, glob, out, why);
 	else
 		n = btf_tracepoints(s, glob, out, why);
@@ -56,7 +60,9 @@ static int tracepoints(struct session *s, const char *glob,
 		memcpy(all, *out, (size_t)n * sizeof(*all));
 	for (size_t i = 0; i < nmods; i++) {
 		const char *mwhy;
-		int m = dwarf_tracepoints(s, mods[i], glob, &v, &mwhy);
+		int m = dwarf ? dwarf_tracepoints(s, mods[i], glob, &v, &mwhy) :
+			btf_module_tracepoints(s, mods[i], paths[i], glob, &v,
+					       &mwhy);
 
 		if (m <= 0)
 			continue;
