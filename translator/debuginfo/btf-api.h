@@ -43,6 +43,12 @@ int btf_module_tracepoints(struct session *s, const char *module,
 struct dwarf_site *btf_function_site(struct session *s, const char *name,
 				     bool is_return);
 
+/* The same for a function of a module, from the BTF of its installed
+ * .ko (split over the kernel's); NULL without either. */
+struct dwarf_site *btf_module_function_site(struct session *s,
+					    const char *module,
+					    const char *name, bool is_return);
+
 /* -L: " $prev:struct task_struct* ..." */
 void btf_list_vars(struct session *s, FILE *out,
 		   const struct dwarf_site *site);

@@ -321,12 +321,28 @@ static const char *proto_type(struct session *s, struct btf *btf, uint32_t id,
 
 /* ---- functions ---- */
 
-struct dwarf_site *btf_function_site(struct session *s, const char *name,
-				     bool is_return)
+static struct btf *module_btf(struct session *s, const char *module,
+			      const char *path);
+
+/* The function named name among a split BTF's own types (from first). */
+static int32_t own_function(struct btf *btf, uint32_t first, const char *name)
+{
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_func(t) && strcmp(tname(btf, t), name) == 0)
+			return (int32_t)id;
+	}
+	return -1;
+}
+
+/* The site of function name in btf, of module (NULL: the kernel). */
+static struct dwarf_site *function_site(struct session *s, struct btf *btf,
+					const char *module, const char *name,
+					bool is_return)
 {
 	/* DWARF numbers of rdi, rsi, rdx, rcx, r8, r9 */
 	static const unsigned regs[] = { 5, 4, 1, 2, 8, 9 };
-	struct btf *btf = kernel_btf(s);
 	const struct btf_type *fn, *fp;
 	const struct btf_param *p;
 	struct dwarf_site *site;
@@ -336,7 +352,8 @@ struct dwarf_site *btf_function_site(struct session *s, const char *name,
 
 	if (!btf)
 		return NULL;
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	id = module ? own_function(btf, btf__type_cnt(kernel_btf(s)), name) :
+		     btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
 	fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
 	fp = fn ? btf__type_by_id(btf, fn->type) : NULL;
 	if (!fp || !btf_is_func_proto(fp))
@@ -364,13 +381,30 @@ struct dwarf_site *btf_function_site(struct session *s, const char *name,
 		}
 		site->ntargs++;
 	}
-	site->module = "kernel";
+	site->module = module ? module : "kernel";
+	site->btf_split = module ? btf : NULL;
 	site->function = arena_strdup(&s->arena, name);
 	site->is_return = is_return;
 	site->btf = true;
 	site->btf_ret = fp->type;
 	site->targs = args;
 	return site;
+}
+
+struct dwarf_site *btf_function_site(struct session *s, const char *name,
+				     bool is_return)
+{
+	return function_site(s, kernel_btf(s), NULL, name, is_return);
+}
+
+struct dwarf_site *btf_module_function_site(struct session *s,
+					    const char *module,
+					    const char *name, bool is_return)
+{
+	const char *path = dwarf_installed_module(s, module);
+	struct btf *btf = path ? module_btf(s, module, path) : NULL;
+
+	return btf ? function_site(s, btf, module, name, is_return) : NULL;
 }
 
 /* ---- tracepoints ---- */

@@ -174,6 +174,8 @@ size_t dwarf_tracepoint_modules(struct session *s, const char *const **names);
 size_t dwarf_btf_tracepoint_modules(struct session *s,
 				    const char *const **names,
 				    const char *const **paths);
+/* The installed .ko of a module (modules.dep), or NULL. */
+const char *dwarf_installed_module(struct session *s, const char *module);
 /* The one trace system a module's symbol table names (the .ko at
  * path), or "". */
 const char *dwarf_file_system(struct session *s, const char *module,

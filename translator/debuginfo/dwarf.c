@@ -380,6 +380,33 @@ static void add_btf_module(struct dwarf_ctx *c, const char *path)
 	c->btf_mod_paths[c->nbtf_mods++] = xstrdup(path);
 }
 
+const char *dwarf_installed_module(struct session *s, const char *module)
+{
+	const char *rel = kconfig_get(s)->release;
+	char *path = xasprintf("/lib/modules/%s/modules.dep", rel);
+	FILE *f = fopen(path, "r");
+	const char *found = NULL;
+	char line[4096];
+
+	free(path);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *name;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		name = module_name_of(line);
+		if (strcmp(name, module) == 0 && strstr(line, ".ko") &&
+		    !strstr(line, ".ko."))	/* compressed: not read */
+			found = arena_printf(&s->arena, "/lib/modules/%s/%s",
+					     rel, line);
+		free(name);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 size_t dwarf_btf_tracepoint_modules(struct session *s,
 				    const char *const **names,
 				    const char *const **paths)
