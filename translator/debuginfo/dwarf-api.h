@@ -169,6 +169,11 @@ int dwarf_tracepoints(struct session *s, const char *module,
 /* The modules whose debuginfo defines tracepoints (*names: theirs,
  * the session's). Returns the count. */
 size_t dwarf_tracepoint_modules(struct session *s, const char *const **names);
+/* Whether the symbol table of such a module has a tracepoint like
+ * glob in a system like sys (or has nothing to say): its debuginfo need
+ * not be opened when not. */
+bool dwarf_module_may_trace(struct session *s, const char *module,
+			    const char *sys, const char *glob);
 /* The same among the target's installed modules (/lib/modules/RELEASE,
  * without debuginfo: their BTF), with their paths. */
 size_t dwarf_btf_tracepoint_modules(struct session *s,

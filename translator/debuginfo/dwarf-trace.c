@@ -233,9 +233,9 @@ static int64_t offset_of(struct session *s, struct dwarf_unit *u,
 	return off;
 }
 
-/* fn(arg, sym, name) for every named symbol of elf's symbol table. */
-static void each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,
-					     const char *name), void *arg)
+void dwarf_each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,
+						   const char *name),
+		       void *arg)
 {
 	Elf_Scn *scn = NULL;
 
@@ -295,7 +295,7 @@ void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
 {
 	struct events_walk w = { s, elf, class_off, sys_off, out };
 
-	each_symbol(elf, event_system, &w);
+	dwarf_each_symbol(elf, event_system, &w);
 }
 
 /* X of "str__X__trace_system_name", the string the trace headers of
@@ -367,7 +367,7 @@ static const char *module_system(struct session *s, const char *module,
 
 	if (w.sys)
 		return w.sys;
-	each_symbol(elf, one_system, &w);
+	dwarf_each_symbol(elf, one_system, &w);
 	if (!w.sys)
 		w.sys = "";
 	strmap_add(&s->arena, cache, arena_strdup(&s->arena, module),

@@ -102,7 +102,17 @@ void dwarf_free(struct session *s)
 	}
 	free(c->mod_names);
 	free(c->mod_paths);
+	for (size_t i = 0; i < c->ntp_mods; i++) {
+		for (char **p = c->tp_mod_iters[i]; p && *p; p++)
+			free(*p);
+		for (char **p = c->tp_mod_sysstrs[i]; p && *p; p++)
+			free(*p);
+		free(c->tp_mod_iters[i]);
+		free(c->tp_mod_sysstrs[i]);
+	}
 	free(c->tp_mods);
+	free(c->tp_mod_iters);
+	free(c->tp_mod_sysstrs);
 	for (size_t i = 0; i < c->nbtf_mods; i++) {
 		free(c->btf_mod_names[i]);
 		free(c->btf_mod_paths[i]);
@@ -320,9 +330,41 @@ static void list_modules(struct session *s, struct dwarf_ctx *c)
 		find_modules(c, k->build_dir, 4, add_module);
 }
 
+struct prefixed {
+	const char *pre;
+	size_t len, n;
+	char ***v;
+};
+
+static void add_prefixed(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct prefixed *w = arg;
+
+	(void)sym;
+	if (strncmp(name, w->pre, w->len) != 0)
+		return;
+	*w->v = xrealloc(*w->v, (w->n + 2) * sizeof(**w->v));
+	(*w->v)[w->n++] = xstrdup(name + w->len);
+	(*w->v)[w->n] = NULL;
+}
+
+/* The names of the symbols of elf's symbol table that start with pre
+ * (without it), into *v, NULL-terminated (NULL: none). */
+static void symbols_with(Elf *elf, const char *pre, char ***v)
+{
+	struct prefixed w = { pre, strlen(pre), 0, v };
+
+	dwarf_each_symbol(elf, add_prefixed, &w);
+}
+
 /* Does the .ko at path define tracepoints (a __tracepoints_ptrs
- * section)? Only its section headers are read. */
-static bool defines_tracepoints(const char *path)
+ * section)? Only its section headers are read; and when it does and
+ * iters is not NULL, the names of its tracepoints' iterators (its
+ * symbol table's __traceiter_NAME) into *iters and its trace systems'
+ * strings (str__SYSTEM__trace_system_name, less "str__") into *systems,
+ * NULL-terminated. */
+static bool defines_tracepoints(const char *path, char ***iters,
+				char ***systems)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf_Scn *scn = NULL;
@@ -337,12 +379,16 @@ static bool defines_tracepoints(const char *path)
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
 		while (!found && (scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
-			const char *n;
+			const char *nm;
 
 			found = gelf_getshdr(scn, &sh) &&
-				(n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-				strcmp(n, "__tracepoints_ptrs") == 0;
+				(nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+				strcmp(nm, "__tracepoints_ptrs") == 0;
 		}
+	if (found && iters) {
+		symbols_with(elf, "__traceiter_", iters);
+		symbols_with(elf, "str__", systems);
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -357,10 +403,19 @@ size_t dwarf_tracepoint_modules(struct session *s, const char *const **names)
 		c->tp_mods_listed = true;
 		list_modules(s, c);
 		for (size_t i = 0; i < c->nmods; i++) {
-			if (!defines_tracepoints(c->mod_paths[i]))
+			char **iters = NULL, **systems = NULL;
+
+			if (!defines_tracepoints(c->mod_paths[i], &iters,
+						 &systems))
 				continue;
 			c->tp_mods = xrealloc(c->tp_mods, (c->ntp_mods + 1) *
 					      sizeof(*c->tp_mods));
+			c->tp_mod_iters = xrealloc(c->tp_mod_iters,
+				(c->ntp_mods + 1) * sizeof(*c->tp_mod_iters));
+			c->tp_mod_sysstrs = xrealloc(c->tp_mod_sysstrs,
+				(c->ntp_mods + 1) * sizeof(*c->tp_mod_sysstrs));
+			c->tp_mod_iters[c->ntp_mods] = iters;
+			c->tp_mod_sysstrs[c->ntp_mods] = systems;
 			c->tp_mods[c->ntp_mods++] = c->mod_names[i];
 		}
 	}
@@ -368,9 +423,56 @@ size_t dwarf_tracepoint_modules(struct session *s, const char *const **names)
 	return c->ntp_mods;
 }
 
+/* Does one of systems ("SYS__trace_system_name") match glob? */
+static bool system_matches(char **systems, const char *glob)
+{
+	static const char post[] = "__trace_system_name";
+
+	for (char **p = systems; *p; p++) {
+		size_t len = strlen(*p);
+		char *sys;
+		bool m;
+
+		if (len < sizeof(post) ||
+		    strcmp(*p + len - sizeof(post) + 1, post) != 0)
+			continue;
+		sys = xasprintf("%.*s", (int)(len - sizeof(post) + 1), *p);
+		m = fnmatch(glob, sys, 0) == 0;
+		free(sys);
+		if (m)
+			return true;
+	}
+	return false;
+}
+
+bool dwarf_module_may_trace(struct session *s, const char *module,
+			    const char *sys, const char *glob)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	for (size_t i = 0; i < c->ntp_mods; i++) {
+		char **p;
+
+		if (strcmp(c->tp_mods[i], module) != 0)
+			continue;
+		/* without a symbol table, or a system string (tracepoints
+		 * without events), maybe */
+		if (c->tp_mod_sysstrs[i] && strcmp(sys, "*") != 0 &&
+		    !system_matches(c->tp_mod_sysstrs[i], sys))
+			return false;
+		if (!c->tp_mod_iters[i])
+			return true;
+		for (p = c->tp_mod_iters[i]; *p; p++)
+			if (fnmatch(glob, *p, 0) == 0)
+				return true;
+		return false;
+	}
+	return true;
+}
+
 static void add_btf_module(struct dwarf_ctx *c, const char *path)
 {
-	if (!defines_tracepoints(path))
+	if (!defines_tracepoints(path, NULL, NULL))
 		return;
 	c->btf_mod_names = xrealloc(c->btf_mod_names, (c->nbtf_mods + 1) *
 				    sizeof(char *));

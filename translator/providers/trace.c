@@ -31,11 +31,12 @@ static bool wild(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-/* The tracepoints named like glob: the kernel's from its debuginfo,
+/* The tracepoints named like glob (and in a system like sys, maybe
+ * others: the caller filters): the kernel's from its debuginfo,
  * then those of the modules whose debuginfo is there; else the kernel's
  * from its BTF, then those of the installed modules from theirs (each
  * module's sorted by name). */
-static int tracepoints(struct session *s, const char *glob,
+static int tracepoints(struct session *s, const char *sys, const char *glob,
 		       struct dwarf_site ***out, const char **why)
 {
 	const char *const *mods, *const *paths = NULL;
@@ -60,10 +61,13 @@ static int tracepoints(struct session *s, const char *glob,
 		memcpy(all, *out, (size_t)n * sizeof(*all));
 	for (size_t i = 0; i < nmods; i++) {
 		const char *mwhy;
-		int m = dwarf ? dwarf_tracepoints(s, mods[i], glob, &v, &mwhy) :
+		int m;
+
+		if (dwarf && !dwarf_module_may_trace(s, mods[i], sys, glob))
+			continue;
+		m = dwarf ? dwarf_tracepoints(s, mods[i], glob, &v, &mwhy) :
 			btf_module_tracepoints(s, mods[i], paths[i], glob, &v,
 					       &mwhy);
-
 		if (m <= 0)
 			continue;
 		all = xrealloc(all, (size_t)(total + m + 1) * sizeof(*all));
@@ -85,7 +89,7 @@ static const char *similar(struct elab *e, const char *name)
 {
 	struct dwarf_site **all;
 	const char *why, *sim, **names;
-	int n = tracepoints(e->s, "*", &all, &why);
+	int n = tracepoints(e->s, "*", "*", &all, &why);
 
 	if (n <= 0)
 		return NULL;
@@ -115,7 +119,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "SYSTEM:NAME");
 		return -1;
 	}
-	n = tracepoints(s, name, &sites, &why);
+	n = tracepoints(s, sys, name, &sites, &why);
 	if (n < 0) {
 		elab_error(e, &tc->arg->loc, "%s", why);
 		return -1;
