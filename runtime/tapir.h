@@ -247,13 +247,16 @@ struct tp_probe {
 	long pid;			/* process(PID), else 0: its events,
 					 * or its hits of PATH's uprobes */
 	enum tp_proc_event event;	/* PROCESS */
-	/* TP_PROBE_TRACEPOINT: the kernel's tracepoint named tracepoint
+	/* TP_PROBE_TRACEPOINT: the tracepoint named tracepoint
 	 * (optional: `?`, no warning when it is not there), and the
 	 * generated handler with its exact prototype, void (*)(void
 	 * *data, ARGS), which hands the probe its ARGS (c->regs NULL,
 	 * c->data: a struct pt_regs whose sp points at them) */
 	const char *tracepoint;
 	void *tp_handler;
+	/* ... of the module named tp_module (NULL: the kernel's own),
+	 * registered whenever that module is there */
+	const char *tp_module;
 
 	/* TP_PROBE_NETFILTER: a hook of protocol family nf_pf (NFPROTO_*)
 	 * at nf_hooknum with nf_priority, in every network namespace; the

@@ -18,4 +18,16 @@ void tp_tpoint_unregister(void *tp, void *probe);
  * probe runs past it. */
 void tp_tpoint_sync(void);
 
+/* n probes on tracepoints of modules: probes[i] on the tracepoint
+ * names[i] of the module mods[i], registered now if that module is
+ * loaded and whenever it is loaded later, unregistered when it goes;
+ * a refused registration calls refused(i, rc) (process context).
+ * 0 or -errno. */
+int tp_tpoint_modules_start(const char *const *mods, const char *const *names,
+			    void *const *probes, unsigned int n,
+			    void (*refused)(unsigned int i, int rc));
+/* Every probe of tp_tpoint_modules_start() unregistered (then
+ * tp_tpoint_sync()); nothing when it was not started. */
+void tp_tpoint_modules_stop(void);
+
 #endif /* TAPIR_RUNTIME_TPOINT_H */

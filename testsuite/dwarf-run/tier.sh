@@ -27,6 +27,20 @@
 #    kernel globals (@var("name@file") without a module) are
 #    skipped when the kernel's debuginfo is not installed.
 
+# plain_ko WORKDIR RELEASE PATH: the release's module PATH.ko as a plain
+# .ko (6.12's modules are xz-compressed, the guest loads plain ones:
+# uncompressed into WORKDIR), or nothing and status 1 without one
+plain_ko() {
+	local m=/lib/modules/$2/kernel/$3.ko
+	if [ -f "$m" ]; then
+		echo "$m"
+	elif [ -f "$m.xz" ] && xz -dc "$m.xz" >"$1/${m##*/}"; then
+		echo "$1/${m##*/}"
+	else
+		return 1
+	fi
+}
+
 tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	local w=$1 rel=$2 tool=${3:-tapir} hdrs t out e
 	local cache=${TAPIR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tapir}
@@ -77,17 +91,17 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	fi
 	TIER_TREE=$t
 	VMEXTRA=(--module "$TM_KO" --file "$TM_DRIVE:/bin/drive")
+	# the watchdog core and softdog, which trace-module loads and
+	# unloads itself (a module's tracepoints): copied in, not loaded
+	for e in drivers/watchdog/watchdog drivers/watchdog/softdog; do
+		e=$(plain_ko "$w" "$rel" "$e") && VMEXTRA+=(--file "$e:/root/${e##*/}")
+	done
 	# a block device for the block I/O aliases (alias-ioblock): the
 	# null_blk disk /dev/nullb0 (multi-queue, one hardware queue, so the
 	# mq-deadline elevator), loaded at boot after configfs, which it
-	# needs; 6.12's modules are xz-compressed, the guest loads plain ones
+	# needs
 	for e in fs/configfs/configfs drivers/block/null_blk/null_blk; do
-		e=/lib/modules/$rel/kernel/$e.ko
-		if [ -f "$e" ]; then
-			VMEXTRA+=(--module "$e")
-		elif [ -f "$e.xz" ] && xz -dc "$e.xz" >"$w/${e##*/}"; then
-			VMEXTRA+=(--module "$w/${e##*/}")
-		fi
+		e=$(plain_ko "$w" "$rel" "$e") && VMEXTRA+=(--module "$e")
 	done
 	return 0
 }

@@ -26,6 +26,13 @@ void btf_free(struct session *s);
 int btf_tracepoints(struct session *s, const char *glob,
 		    struct dwarf_site ***out, const char **why);
 
+/* The same for the tracepoints of a module from its BTF (the .BTF
+ * section of the .ko at path, split over the kernel's): 0 or more
+ * sites, -1 with *why when either BTF is not there. */
+int btf_module_tracepoints(struct session *s, const char *module,
+			   const char *path, const char *glob,
+			   struct dwarf_site ***out, const char **why);
+
 /* A kernel function's parameters from its BTF prototype, for a probe
  * on its entry (or return: is_return) placed by symbol without the
  * debuginfo: each in its register (the x86-64 calling convention: the
@@ -35,6 +42,12 @@ int btf_tracepoints(struct session *s, const char *glob,
  * ctype. */
 struct dwarf_site *btf_function_site(struct session *s, const char *name,
 				     bool is_return);
+
+/* The same for a function of a module, from the BTF of its installed
+ * .ko (split over the kernel's); NULL without either. */
+struct dwarf_site *btf_module_function_site(struct session *s,
+					    const char *module,
+					    const char *name, bool is_return);
 
 /* -L: " $prev:struct task_struct* ..." */
 void btf_list_vars(struct session *s, FILE *out,
@@ -47,6 +60,8 @@ struct btf_ref {
 	void *arg;
 	bool cast_base;		/* the type is a @cast's: '[i]' first steps by
 				 * its size (&@cast(0, "T")[1] is sizeof T) */
+	const struct dwarf_site *site;	/* whose BTF (a module's), or NULL:
+					 * the kernel's */
 };
 
 /* The access a (base set by the caller: an OBJECT of BTF type 'type')
@@ -57,6 +72,7 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 /* A type by name ("struct file", "task_struct", "pid_t"). */
 bool btf_find_type(struct session *s, const char *name, uint32_t *id);
 /* A structure or union (after typedefs and qualifiers). */
-bool btf_is_aggregate(struct session *s, uint32_t type);
+bool btf_is_aggregate(struct session *s, const struct dwarf_site *site,
+		      uint32_t type);
 
 #endif

@@ -13,6 +13,13 @@
  * include/trace/events/), else "kernel". BTF has no locals, lines or locations: a tracepoint's
  * arguments are all there is, which is all kernel.trace needs.
  *
+ * A module's BTF (the .BTF section of its .ko, split over the kernel's:
+ * its type ids follow the kernel's) gives its tracepoints the same way;
+ * their sites keep it (btf_split), and their accesses walk it. The system
+ * of a module's tracepoint is the module's one trace system, else as
+ * for the kernel's (a module of several, kvm, has "kernel" for those its
+ * own headers declare).
+ *
  * An access ($prev->pid, $rq->cpu, [i], &) walks the BTF types to the
  * same struct dwarf_access that DWARF resolution makes (dwarf-api.h),
  * based at the handler's argument slots; pass 3 cannot tell them apart.
@@ -43,6 +50,10 @@ struct btf_ctx {
 	struct btf *btf;
 	const char *path;
 	struct strmap events;		/* tracepoint -> its event's system */
+	struct strmap mods;		/* module -> its split BTF, or the
+					 * ctx itself when it has none */
+	struct btf **split;		/* all of mods', to free */
+	size_t nsplit;
 };
 
 static struct btf_ctx *ctx(struct session *s)
@@ -124,6 +135,12 @@ static struct btf *kernel_btf(struct session *s)
 	return b->btf;
 }
 
+/* The BTF a site's types are ids of: its module's, else the kernel's. */
+static struct btf *site_btf(struct session *s, const struct dwarf_site *site)
+{
+	return site && site->btf_split ? site->btf_split : kernel_btf(s);
+}
+
 bool btf_available(struct session *s)
 {
 	return kernel_btf(s) != NULL;
@@ -136,6 +153,9 @@ void btf_free(struct session *s)
 
 	if (!b)
 		return;
+	for (size_t i = 0; i < b->nsplit; i++)
+		btf__free(b->split[i]);
+	free(b->split);
 	btf__free(b->btf);
 	free(b);
 	c->btf = NULL;
@@ -301,12 +321,28 @@ static const char *proto_type(struct session *s, struct btf *btf, uint32_t id,
 
 /* ---- functions ---- */
 
-struct dwarf_site *btf_function_site(struct session *s, const char *name,
-				     bool is_return)
+static struct btf *module_btf(struct session *s, const char *module,
+			      const char *path);
+
+/* The function named name among a split BTF's own types (from first). */
+static int32_t own_function(struct btf *btf, uint32_t first, const char *name)
+{
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_func(t) && strcmp(tname(btf, t), name) == 0)
+			return (int32_t)id;
+	}
+	return -1;
+}
+
+/* The site of function name in btf, of module (NULL: the kernel). */
+static struct dwarf_site *function_site(struct session *s, struct btf *btf,
+					const char *module, const char *name,
+					bool is_return)
 {
 	/* DWARF numbers of rdi, rsi, rdx, rcx, r8, r9 */
 	static const unsigned regs[] = { 5, 4, 1, 2, 8, 9 };
-	struct btf *btf = kernel_btf(s);
 	const struct btf_type *fn, *fp;
 	const struct btf_param *p;
 	struct dwarf_site *site;
@@ -316,7 +352,8 @@ struct dwarf_site *btf_function_site(struct session *s, const char *name,
 
 	if (!btf)
 		return NULL;
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	id = module ? own_function(btf, btf__type_cnt(kernel_btf(s)), name) :
+		     btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
 	fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
 	fp = fn ? btf__type_by_id(btf, fn->type) : NULL;
 	if (!fp || !btf_is_func_proto(fp))
@@ -344,13 +381,30 @@ struct dwarf_site *btf_function_site(struct session *s, const char *name,
 		}
 		site->ntargs++;
 	}
-	site->module = "kernel";
+	site->module = module ? module : "kernel";
+	site->btf_split = module ? btf : NULL;
 	site->function = arena_strdup(&s->arena, name);
 	site->is_return = is_return;
 	site->btf = true;
 	site->btf_ret = fp->type;
 	site->targs = args;
 	return site;
+}
+
+struct dwarf_site *btf_function_site(struct session *s, const char *name,
+				     bool is_return)
+{
+	return function_site(s, kernel_btf(s), NULL, name, is_return);
+}
+
+struct dwarf_site *btf_module_function_site(struct session *s,
+					    const char *module,
+					    const char *name, bool is_return)
+{
+	const char *path = dwarf_installed_module(s, module);
+	struct btf *btf = path ? module_btf(s, module, path) : NULL;
+
+	return btf ? function_site(s, btf, module, name, is_return) : NULL;
 }
 
 /* ---- tracepoints ---- */
@@ -363,22 +417,19 @@ static int site_cmp(const void *a, const void *b)
 	return strcmp(x->tracepoint, y->tracepoint);
 }
 
-int btf_tracepoints(struct session *s, const char *glob,
-		    struct dwarf_site ***out, const char **why)
+/* The tracepoints like glob among the types of btf from id first on:
+ * those of module (NULL: the kernel), whose system is sys (NULL: the
+ * kernel's events' or headers'). */
+static int scan_tracepoints(struct session *s, struct btf *btf,
+			    uint32_t first, const char *module,
+			    const char *sys, const char *glob,
+			    struct dwarf_site ***out)
 {
-	struct btf *btf = kernel_btf(s);
 	struct btf_ctx *b = ctx(s);
 	struct dwarf_site **v = NULL;
 	int n = 0;
 
-	*out = NULL;
-	if (!btf) {
-		*why = arena_printf(&s->arena, "no debuginfo and no BTF for "
-				    "kernel %s (install the %s package)",
-				    kconfig_get(s)->release, dwarf_package(s));
-		return -1;
-	}
-	for (uint32_t id = 1; id < btf__type_cnt(btf); id++) {
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const struct btf_type *fp;
 		const struct btf_param *p;
@@ -410,10 +461,13 @@ int btf_tracepoints(struct session *s, const char *glob,
 		if (k < btf_vlen(fp))
 			continue;
 		site = ANEW(&s->arena, struct dwarf_site);
-		site->module = "kernel";
+		site->module = module ? module : "kernel";
 		site->function = name;
 		site->tracepoint = name + 12;
-		site->tp_system = strmap_get(&b->events, site->tracepoint);
+		site->tp_system = sys ? sys : strmap_get(&b->events,
+							 site->tracepoint);
+		if (module)
+			site->btf_split = btf;
 		if (!site->tp_system)
 			site->tp_system = dwarf_declared_system(s,
 							site->tracepoint);
@@ -435,9 +489,65 @@ int btf_tracepoints(struct session *s, const char *glob,
 	return n;
 }
 
-void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)
+int btf_tracepoints(struct session *s, const char *glob,
+		    struct dwarf_site ***out, const char **why)
 {
 	struct btf *btf = kernel_btf(s);
+
+	*out = NULL;
+	if (!btf) {
+		*why = arena_printf(&s->arena, "no debuginfo and no BTF for "
+				    "kernel %s (install the %s package)",
+				    kconfig_get(s)->release, dwarf_package(s));
+		return -1;
+	}
+	return scan_tracepoints(s, btf, 1, NULL, NULL, glob, out);
+}
+
+/* The module's BTF, split over the kernel's: parsed once. */
+static struct btf *module_btf(struct session *s, const char *module,
+			      const char *path)
+{
+	struct btf_ctx *b = ctx(s);
+	struct btf *base = kernel_btf(s), *t;
+	void *have = strmap_get(&b->mods, module);
+
+	if (have)
+		return have == (void *)b ? NULL : have;
+	t = base ? btf__parse_split(path, base) : NULL;
+	if (t && libbpf_get_error(t))
+		t = NULL;
+	if (t) {
+		b->split = xrealloc(b->split, (b->nsplit + 1) *
+				    sizeof(*b->split));
+		b->split[b->nsplit++] = t;
+	}
+	strmap_add(&s->arena, &b->mods, arena_strdup(&s->arena, module),
+		   t ? (void *)t : (void *)b);
+	return t;
+}
+
+int btf_module_tracepoints(struct session *s, const char *module,
+			   const char *path, const char *glob,
+			   struct dwarf_site ***out, const char **why)
+{
+	struct btf *btf = module_btf(s, module, path);
+	const char *sys;
+
+	*out = NULL;
+	if (!btf) {
+		*why = arena_printf(&s->arena, "no BTF for module '%s' (%s)",
+				    module, path);
+		return -1;
+	}
+	sys = dwarf_file_system(s, module, path);
+	return scan_tracepoints(s, btf, btf__type_cnt(kernel_btf(s)), module,
+				*sys ? sys : NULL, glob, out);
+}
+
+void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)
+{
+	struct btf *btf = site_btf(s, site);
 
 	if (btf && site->is_return && site->btf_ret) {
 		const char *tn = type_name(s, btf, site->btf_ret);
@@ -714,7 +824,7 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 				uint32_t type, const struct chain *chain,
 				bool addr, const struct loc *l)
 {
-	struct btf *btf = kernel_btf(r->s);
+	struct btf *btf = site_btf(r->s, r->site);
 	struct bbuild *b;
 	bool ok = true;
 
@@ -772,9 +882,10 @@ bool btf_find_type(struct session *s, const char *name, uint32_t *id)
 }
 
 /* Whether a $$parms entry prints as {...} (a structure or union). */
-bool btf_is_aggregate(struct session *s, uint32_t type)
+bool btf_is_aggregate(struct session *s, const struct dwarf_site *site,
+		      uint32_t type)
 {
-	struct btf *btf = kernel_btf(s);
+	struct btf *btf = site_btf(s, site);
 	const struct btf_type *t = btf ? peel(btf, &type) : NULL;
 
 	return t && btf_is_composite(t);

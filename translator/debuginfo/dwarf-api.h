@@ -95,6 +95,9 @@ struct dwarf_site {
 	int nslots;			/* 8-byte slots of all ARGS */
 	bool btf;			/* from BTF, not DWARF (btf-api.h):
 					 * no unit, file, line or DIEs */
+	void *btf_split;		/* a module's BTF (struct btf *, split
+					 * over the kernel's), NULL: the
+					 * kernel's */
 	uint32_t btf_ret;		/* a BTF function's return type (0:
 					 * void); its targs' slot is the
 					 * DWARF number of the argument's
@@ -165,6 +168,26 @@ bool dwarf_parse_pattern(struct session *s, const char *pat,
 int dwarf_tracepoints(struct session *s, const char *module,
 		      const char *glob, struct dwarf_site ***out,
 		      const char **why);
+
+/* The modules whose debuginfo defines tracepoints (*names: theirs,
+ * the session's). Returns the count. */
+size_t dwarf_tracepoint_modules(struct session *s, const char *const **names);
+/* Whether the symbol table of such a module has a tracepoint like
+ * glob in a system like sys (or has nothing to say): its debuginfo need
+ * not be opened when not. */
+bool dwarf_module_may_trace(struct session *s, const char *module,
+			    const char *sys, const char *glob);
+/* The same among the target's installed modules (/lib/modules/RELEASE,
+ * without debuginfo: their BTF), with their paths. */
+size_t dwarf_btf_tracepoint_modules(struct session *s,
+				    const char *const **names,
+				    const char *const **paths);
+/* The installed .ko of a module (modules.dep), or NULL. */
+const char *dwarf_installed_module(struct session *s, const char *module);
+/* The one trace system a module's symbol table names (the .ko at
+ * path), or "". */
+const char *dwarf_file_system(struct session *s, const char *module,
+			      const char *path);
 
 /* The site's canonical point text without the suffix components:
  * kernel.function("vfs_read@fs/read_write.c:450"). */

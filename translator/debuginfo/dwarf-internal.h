@@ -96,6 +96,15 @@ struct dwarf_ctx {
 	struct btf_ctx *btf;		/* btf.c */
 	struct strmap tp_declared;	/* tracepoint -> its header's system */
 	bool tp_declared_loaded;
+	char **tp_mods;			/* modules defining tracepoints */
+	char ***tp_mod_iters;		/* ... their iterators' names */
+	char ***tp_mod_sysstrs;		/* ... their systems' strings */
+	size_t ntp_mods;		/* (names of mod_names) */
+	bool tp_mods_listed;
+	char **btf_mod_names, **btf_mod_paths;	/* installed modules */
+	size_t nbtf_mods;			/* with tracepoints */
+	bool btf_mods_listed;
+	struct strmap tp_mod_systems;	/* module -> its one system, or "" */
 };
 
 struct dwarf_ctx *dwarf_ctx(struct session *s);
@@ -110,6 +119,11 @@ const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
  * trace_event_class.system) */
 void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
 			 int64_t sys_off, struct strmap *out);
+/* fn(arg, sym, name) for every named symbol of elf's symbol table
+ * (dwarf-trace.c) */
+void dwarf_each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,
+						   const char *name),
+		       void *arg);
 /* "u32", "s64": a tracepoint prototype's integer type (dwarf-trace.c) */
 const char *dwarf_int_ctype(int64_t size, bool is_signed);
 /* The system of a tracepoint declared without an event (DECLARE_TRACE)

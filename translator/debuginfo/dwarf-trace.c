@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,16 +233,13 @@ static int64_t offset_of(struct session *s, struct dwarf_unit *u,
 	return off;
 }
 
-/* The kernel's own record of each event's system: __event_NAME points
- * at its struct trace_event_call, which points at its class, whose
- * system is a string, all at link-time addresses of the vmlinux.
- * Tracepoints without an event (DECLARE_TRACE alone) are not there. */
-void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
-			 int64_t sys_off, struct strmap *out)
+void dwarf_each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,
+						   const char *name),
+		       void *arg)
 {
 	Elf_Scn *scn = NULL;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (elf && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -251,30 +249,151 @@ void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *n;
-			uint64_t call, cls, str;
-			char buf[64];
-			size_t len = 0;
 
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
-			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
-			    strncmp(n, "__event_", 8) != 0 ||
-			    !dwarf_read_addr(elf, sym.st_value, &call, 8) ||
-			    !dwarf_read_addr(elf, call + (uint64_t)class_off,
-					     &cls, 8) ||
-			    !dwarf_read_addr(elf, cls + (uint64_t)sys_off,
-					     &str, 8))
-				continue;
-			while (len < sizeof(buf) - 1 &&
-			       dwarf_read_addr(elf, str + len, buf + len, 1) &&
-			       buf[len])
-				len++;
-			if (!len || len == sizeof(buf) - 1)
-				continue;
-			strmap_add(&s->arena, out, arena_strdup(&s->arena, n + 8),
-				   arena_strndup(&s->arena, buf, len));
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && *n)
+				fn(arg, &sym, n);
 		}
 	}
+}
+
+struct events_walk {
+	struct session *s;
+	Elf *elf;
+	int64_t class_off, sys_off;
+	struct strmap *out;
+};
+
+static void event_system(void *arg, const GElf_Sym *sym, const char *n)
+{
+	struct events_walk *w = arg;
+	uint64_t call, cls, str;
+	char buf[64];
+	size_t len = 0;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT ||
+	    strncmp(n, "__event_", 8) != 0 ||
+	    !dwarf_read_addr(w->elf, sym->st_value, &call, 8) ||
+	    !dwarf_read_addr(w->elf, call + (uint64_t)w->class_off, &cls, 8) ||
+	    !dwarf_read_addr(w->elf, cls + (uint64_t)w->sys_off, &str, 8))
+		return;
+	while (len < sizeof(buf) - 1 &&
+	       dwarf_read_addr(w->elf, str + len, buf + len, 1) && buf[len])
+		len++;
+	if (!len || len == sizeof(buf) - 1)
+		return;
+	strmap_add(&w->s->arena, w->out, arena_strdup(&w->s->arena, n + 8),
+		   arena_strndup(&w->s->arena, buf, len));
+}
+
+/* The kernel's own record of each event's system: __event_NAME points
+ * at its struct trace_event_call, which points at its class, whose
+ * system is a string, all at link-time addresses of the vmlinux.
+ * Tracepoints without an event (DECLARE_TRACE alone) are not there. */
+void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
+			 int64_t sys_off, struct strmap *out)
+{
+	struct events_walk w = { s, elf, class_off, sys_off, out };
+
+	dwarf_each_symbol(elf, event_system, &w);
+}
+
+/* X of "str__X__trace_system_name", the string the trace headers of
+ * system X define (its length in *len), or NULL. */
+static const char *system_string(const char *n, size_t *len)
+{
+	static const char pre[] = "str__", post[] = "__trace_system_name";
+	size_t l;
+
+	if (!n || strncmp(n, pre, sizeof(pre) - 1) != 0 ||
+	    (l = strlen(n)) <= sizeof(pre) + sizeof(post) - 2 ||
+	    strcmp(n + l - sizeof(post) + 1, post) != 0)
+		return NULL;
+	*len = l - (sizeof(pre) + sizeof(post) - 2);
+	return n + sizeof(pre) - 1;
+}
+
+/* The one system whose string the site's compile unit defines (the
+ * unit that made the tracepoint, CREATE_TRACE_POINTS), or NULL. */
+static const char *unit_system(struct session *s,
+			       const struct dwarf_site *site)
+{
+	const char *sys = NULL, *n;
+	Dwarf_Die cu, c;
+	size_t len;
+
+	if (!dwarf_offdie(site->unit->dw, site->cu_die, &cu) ||
+	    dwarf_child(&cu, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_variable ||
+		    !(n = system_string(die_name(&c), &len)))
+			continue;
+		if (!sys)
+			sys = arena_strndup(&s->arena, n, len);
+		else if (strlen(sys) != len || strncmp(sys, n, len) != 0)
+			return NULL;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return sys;
+}
+
+struct systems_walk {
+	struct session *s;
+	const char *sys;	/* the first, "" after another */
+};
+
+static void one_system(void *arg, const GElf_Sym *sym, const char *n)
+{
+	struct systems_walk *w = arg;
+	size_t len;
+
+	(void)sym;
+	if (!(n = system_string(n, &len)))
+		return;
+	if (!w->sys)
+		w->sys = arena_strndup(&w->s->arena, n, len);
+	else if (strlen(w->sys) != len || strncmp(w->sys, n, len) != 0)
+		w->sys = "";
+}
+
+/* A module's system when it defines one only: each system of a trace
+ * header has its name as a string, str__SYSTEM__trace_system_name, in
+ * the module's symbol table; "" when there are several or none. */
+static const char *module_system(struct session *s, const char *module,
+				 Elf *elf)
+{
+	struct strmap *cache = &dwarf_ctx(s)->tp_mod_systems;
+	struct systems_walk w = { s, strmap_get(cache, module) };
+
+	if (w.sys)
+		return w.sys;
+	dwarf_each_symbol(elf, one_system, &w);
+	if (!w.sys)
+		w.sys = "";
+	strmap_add(&s->arena, cache, arena_strdup(&s->arena, module),
+		   (void *)w.sys);
+	return w.sys;
+}
+
+const char *dwarf_file_system(struct session *s, const char *module,
+			      const char *path)
+{
+	const char *sys = strmap_get(&dwarf_ctx(s)->tp_mod_systems, module);
+	int fd;
+	Elf *elf;
+
+	if (sys)
+		return sys;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "";
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	sys = module_system(s, module, elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return sys;
 }
 
 /* The system of tracepoint name (its event's, else its header's). */
@@ -285,6 +404,12 @@ static const char *tracepoint_system(struct session *s,
 	struct dwarf_ctx *c = dwarf_ctx(s);
 	const char *sys;
 
+	/* a module of one system, else the system of the unit that
+	 * made the tracepoint */
+	if (site->unit->dwfl && (*(sys = module_system(s, site->unit->name,
+						      site->unit->elf)) ||
+				 (sys = unit_system(s, site))))
+		return sys;
 	if (!site->unit->dwfl) {
 		if (!c->tp_events_loaded)
 			dwarf_event_systems(s, site->unit->elf,

@@ -1212,7 +1212,8 @@ static struct dwarf_access *btf_param(struct vctx *v, struct dwarf_access *a,
 				      const struct chain *chain, bool addr,
 				      const struct loc *l)
 {
-	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v,
+			      .site = v->site };
 	const struct dwarf_site *site = v->site;
 	const struct trace_arg *t = NULL;
 	uint32_t type;
@@ -1267,7 +1268,8 @@ static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
 				       const struct chain *chain, bool addr,
 				       const struct loc *l)
 {
-	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v };
+	struct btf_ref r = { .s = v->s, .err = btf_err, .arg = v,
+			      .site = v->site };
 	int i = 0;
 
 	if (!v->site->tracepoint)

@@ -102,6 +102,23 @@ void dwarf_free(struct session *s)
 	}
 	free(c->mod_names);
 	free(c->mod_paths);
+	for (size_t i = 0; i < c->ntp_mods; i++) {
+		for (char **p = c->tp_mod_iters[i]; p && *p; p++)
+			free(*p);
+		for (char **p = c->tp_mod_sysstrs[i]; p && *p; p++)
+			free(*p);
+		free(c->tp_mod_iters[i]);
+		free(c->tp_mod_sysstrs[i]);
+	}
+	free(c->tp_mods);
+	free(c->tp_mod_iters);
+	free(c->tp_mod_sysstrs);
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		free(c->btf_mod_names[i]);
+		free(c->btf_mod_paths[i]);
+	}
+	free(c->btf_mod_names);
+	free(c->btf_mod_paths);
 	if (c->bl_ready) {
 		regfree(&c->bl_fn);
 		regfree(&c->bl_fn_ret);
@@ -268,8 +285,9 @@ static void add_module(struct dwarf_ctx *c, const char *path)
 	c->nmods++;
 }
 
-/* Every NAME.ko under dir (the -dbg package's tree). */
-static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
+/* add(c, PATH) for every NAME.ko under dir (the -dbg package's tree). */
+static void find_modules(struct dwarf_ctx *c, const char *dir, int depth,
+			 void (*add)(struct dwarf_ctx *c, const char *path))
 {
 	DIR *d;
 	struct dirent *de;
@@ -284,9 +302,9 @@ static void find_modules(struct dwarf_ctx *c, const char *dir, int depth)
 			continue;
 		p = xasprintf("%s/%s", dir, de->d_name);
 		if (len > 3 && strcmp(de->d_name + len - 3, ".ko") == 0)
-			add_module(c, p);
+			add(c, p);
 		else if (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN)
-			find_modules(c, p, depth + 1);
+			find_modules(c, p, depth + 1, add);
 		free(p);
 	}
 	closedir(d);
@@ -303,13 +321,211 @@ static void list_modules(struct session *s, struct dwarf_ctx *c)
 	roots = debug_roots();
 	for (int i = 0; roots[i]; i++) {
 		p = xasprintf("%s/lib/modules/%s/kernel", roots[i], k->release);
-		find_modules(c, p, 0);
+		find_modules(c, p, 0, add_module);
 		free(p);
 	}
 	free_roots(roots);
 	/* a build tree's own modules, unstripped */
 	if (k->build_dir)
-		find_modules(c, k->build_dir, 4);
+		find_modules(c, k->build_dir, 4, add_module);
+}
+
+struct prefixed {
+	const char *pre;
+	size_t len, n;
+	char ***v;
+};
+
+static void add_prefixed(void *arg, const GElf_Sym *sym, const char *name)
+{
+	struct prefixed *w = arg;
+
+	(void)sym;
+	if (strncmp(name, w->pre, w->len) != 0)
+		return;
+	*w->v = xrealloc(*w->v, (w->n + 2) * sizeof(**w->v));
+	(*w->v)[w->n++] = xstrdup(name + w->len);
+	(*w->v)[w->n] = NULL;
+}
+
+/* The names of the symbols of elf's symbol table that start with pre
+ * (without it), into *v, NULL-terminated (NULL: none). */
+static void symbols_with(Elf *elf, const char *pre, char ***v)
+{
+	struct prefixed w = { pre, strlen(pre), 0, v };
+
+	dwarf_each_symbol(elf, add_prefixed, &w);
+}
+
+/* Does the .ko at path define tracepoints (a __tracepoints_ptrs
+ * section)? Only its section headers are read; and when it does and
+ * iters is not NULL, the names of its tracepoints' iterators (its
+ * symbol table's __traceiter_NAME) into *iters and its trace systems'
+ * strings (str__SYSTEM__trace_system_name, less "str__") into *systems,
+ * NULL-terminated. */
+static bool defines_tracepoints(const char *path, char ***iters,
+				char ***systems)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *nm;
+
+			found = gelf_getshdr(scn, &sh) &&
+				(nm = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+				strcmp(nm, "__tracepoints_ptrs") == 0;
+		}
+	if (found && iters) {
+		symbols_with(elf, "__traceiter_", iters);
+		symbols_with(elf, "str__", systems);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+size_t dwarf_tracepoint_modules(struct session *s, const char *const **names)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->tp_mods_listed) {
+		c->tp_mods_listed = true;
+		list_modules(s, c);
+		for (size_t i = 0; i < c->nmods; i++) {
+			char **iters = NULL, **systems = NULL;
+
+			if (!defines_tracepoints(c->mod_paths[i], &iters,
+						 &systems))
+				continue;
+			c->tp_mods = xrealloc(c->tp_mods, (c->ntp_mods + 1) *
+					      sizeof(*c->tp_mods));
+			c->tp_mod_iters = xrealloc(c->tp_mod_iters,
+				(c->ntp_mods + 1) * sizeof(*c->tp_mod_iters));
+			c->tp_mod_sysstrs = xrealloc(c->tp_mod_sysstrs,
+				(c->ntp_mods + 1) * sizeof(*c->tp_mod_sysstrs));
+			c->tp_mod_iters[c->ntp_mods] = iters;
+			c->tp_mod_sysstrs[c->ntp_mods] = systems;
+			c->tp_mods[c->ntp_mods++] = c->mod_names[i];
+		}
+	}
+	*names = (const char *const *)c->tp_mods;
+	return c->ntp_mods;
+}
+
+/* Does one of systems ("SYS__trace_system_name") match glob? */
+static bool system_matches(char **systems, const char *glob)
+{
+	static const char post[] = "__trace_system_name";
+
+	for (char **p = systems; *p; p++) {
+		size_t len = strlen(*p);
+		char *sys;
+		bool m;
+
+		if (len < sizeof(post) ||
+		    strcmp(*p + len - sizeof(post) + 1, post) != 0)
+			continue;
+		sys = xasprintf("%.*s", (int)(len - sizeof(post) + 1), *p);
+		m = fnmatch(glob, sys, 0) == 0;
+		free(sys);
+		if (m)
+			return true;
+	}
+	return false;
+}
+
+bool dwarf_module_may_trace(struct session *s, const char *module,
+			    const char *sys, const char *glob)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	for (size_t i = 0; i < c->ntp_mods; i++) {
+		char **p;
+
+		if (strcmp(c->tp_mods[i], module) != 0)
+			continue;
+		/* without a symbol table, or a system string (tracepoints
+		 * without events), maybe */
+		if (c->tp_mod_sysstrs[i] && strcmp(sys, "*") != 0 &&
+		    !system_matches(c->tp_mod_sysstrs[i], sys))
+			return false;
+		if (!c->tp_mod_iters[i])
+			return true;
+		for (p = c->tp_mod_iters[i]; *p; p++)
+			if (fnmatch(glob, *p, 0) == 0)
+				return true;
+		return false;
+	}
+	return true;
+}
+
+static void add_btf_module(struct dwarf_ctx *c, const char *path)
+{
+	if (!defines_tracepoints(path, NULL, NULL))
+		return;
+	c->btf_mod_names = xrealloc(c->btf_mod_names, (c->nbtf_mods + 1) *
+				    sizeof(char *));
+	c->btf_mod_paths = xrealloc(c->btf_mod_paths, (c->nbtf_mods + 1) *
+				    sizeof(char *));
+	c->btf_mod_names[c->nbtf_mods] = module_name_of(path);
+	c->btf_mod_paths[c->nbtf_mods++] = xstrdup(path);
+}
+
+const char *dwarf_installed_module(struct session *s, const char *module)
+{
+	const char *rel = kconfig_get(s)->release;
+	char *path = xasprintf("/lib/modules/%s/modules.dep", rel);
+	FILE *f = fopen(path, "r");
+	const char *found = NULL;
+	char line[4096];
+
+	free(path);
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *name;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		name = module_name_of(line);
+		if (strcmp(name, module) == 0 && strstr(line, ".ko") &&
+		    !strstr(line, ".ko."))	/* compressed: not read */
+			found = arena_printf(&s->arena, "/lib/modules/%s/%s",
+					     rel, line);
+		free(name);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+size_t dwarf_btf_tracepoint_modules(struct session *s,
+				    const char *const **names,
+				    const char *const **paths)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (!c->btf_mods_listed) {
+		char *dir = xasprintf("/lib/modules/%s/kernel",
+				      kconfig_get(s)->release);
+
+		c->btf_mods_listed = true;
+		find_modules(c, dir, 0, add_btf_module);
+		free(dir);
+	}
+	*names = (const char *const *)c->btf_mod_names;
+	*paths = (const char *const *)c->btf_mod_paths;
+	return c->nbtf_mods;
 }
 
 static int find_no_debuginfo(Dwfl_Module *m, void **u, const char *mn,

@@ -69,6 +69,9 @@ void emit_trace_fields(struct em *em, const struct dprobe *p,
 {
 	fprintf(o, "\t\t.tracepoint = %s,\n\t\t.tp_handler = %s_trace,\n",
 		c_string(em, p->tracepoint, strlen(p->tracepoint)), handler);
+	if (p->dwarf->module && strcmp(p->dwarf->module, "kernel") != 0)
+		fprintf(o, "\t\t.tp_module = %s,\n", c_string(em,
+			p->dwarf->module, strlen(p->dwarf->module)));
 	if (p->point->optional || p->user->optional)
 		fputs("\t\t.optional = true,\n", o);
 }

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "debuginfo/btf-api.h"
 #include "debuginfo/dwarf-api.h"
 #include "debuginfo/kconfig.h"
 #include "provider.h"
@@ -98,6 +99,10 @@ static int fallback(struct elab *e, const struct probe_point *pp,
 	p->symbol = pat;
 	p->is_return = q->is_return;
 	p->maxactive = max;
+	/* its parameters by the module's BTF prototype, when it has BTF */
+	if (p->has_targets)
+		p->dwarf = btf_module_function_site(e->s, q->module, pat,
+						    q->is_return);
 	return 1;
 }
 

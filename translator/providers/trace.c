@@ -4,7 +4,9 @@
  * a glob of their systems ("sched:*", "*:sched_switch"). They resolve
  * through the kernel's debuginfo (dwarf-trace.c: each tracepoint's
  * iterator gives its arguments), or without it through the kernel's BTF
- * (btf.c: the same iterators' prototypes), one probe per tracepoint, named as
+ * (btf.c: the same iterators' prototypes), the tracepoints of modules
+ * through their debuginfo, or with the kernel's BTF through theirs (the
+ * .ko's .BTF), one probe per tracepoint, named as
  * SystemTap names them: kernel.trace("sched:sched_switch"). The probe
  * is no kprobe: its handler, with the tracepoint's prototype, is
  * registered on the tracepoint found by name when the session starts
@@ -29,13 +31,57 @@ static bool wild(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-/* The tracepoints named like glob: from the debuginfo, else the BTF. */
-static int tracepoints(struct session *s, const char *glob,
+/* The tracepoints named like glob (and in a system like sys, maybe
+ * others: the caller filters): the kernel's from its debuginfo,
+ * then those of the modules whose debuginfo is there; else the kernel's
+ * from its BTF, then those of the installed modules from theirs (each
+ * module's sorted by name). */
+static int tracepoints(struct session *s, const char *sys, const char *glob,
 		       struct dwarf_site ***out, const char **why)
 {
-	if (dwarf_available(s, NULL))
-		return dwarf_tracepoints(s, NULL, glob, out, why);
-	return btf_tracepoints(s, glob, out, why);
+	const char *const *mods, *const *paths = NULL;
+	bool dwarf = dwarf_available(s, NULL), kernel_ok;
+	size_t nmods = dwarf ? dwarf_tracepoint_modules(s, &mods) :
+		       dwarf_btf_tracepoint_modules(s, &mods, &paths);
+	struct dwarf_site **v, **all;
+	int n, total;
+
+	if (dwarf)
+		n = dwarf_tracepoints(s, NULL, glob, out, why);
+	else
+		n = btf_tracepoints(s, glob, out, why);
+	if (!nmods)
+		return n;
+	kernel_ok = n >= 0;
+	if (!kernel_ok)		/* neither: the modules' alone */
+		n = 0;
+	total = n;
+	all = xcalloc((size_t)n + 1, sizeof(*all));
+	if (n)
+		memcpy(all, *out, (size_t)n * sizeof(*all));
+	for (size_t i = 0; i < nmods; i++) {
+		const char *mwhy;
+		int m;
+
+		if (dwarf && !dwarf_module_may_trace(s, mods[i], sys, glob))
+			continue;
+		m = dwarf ? dwarf_tracepoints(s, mods[i], glob, &v, &mwhy) :
+			btf_module_tracepoints(s, mods[i], paths[i], glob, &v,
+					       &mwhy);
+		if (m <= 0)
+			continue;
+		all = xrealloc(all, (size_t)(total + m + 1) * sizeof(*all));
+		memcpy(all + total, v, (size_t)m * sizeof(*all));
+		total += m;
+	}
+	if (!total && !kernel_ok) {
+		free(all);
+		return -1;	/* *why: the kernel's */
+	}
+	*out = arena_alloc(&s->arena, (size_t)(total + 1) * sizeof(*all));
+	memcpy(*out, all, (size_t)total * sizeof(*all));
+	free(all);
+	return total;
 }
 
 /* Up to five tracepoints named like name, for the error. */
@@ -43,7 +89,7 @@ static const char *similar(struct elab *e, const char *name)
 {
 	struct dwarf_site **all;
 	const char *why, *sim, **names;
-	int n = tracepoints(e->s, "*", &all, &why);
+	int n = tracepoints(e->s, "*", "*", &all, &why);
 
 	if (n <= 0)
 		return NULL;
@@ -73,7 +119,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "SYSTEM:NAME");
 		return -1;
 	}
-	n = tracepoints(s, name, &sites, &why);
+	n = tracepoints(s, sys, name, &sites, &why);
 	if (n < 0) {
 		elab_error(e, &tc->arg->loc, "%s", why);
 		return -1;

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'module("watchdog").function("watchdog_dev_register").return'
