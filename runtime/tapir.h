@@ -34,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/compiler.h>
+#include <linux/version.h>	/* KERNEL_VERSION() for embedded C */
 #endif
 
 /* ---- Limits (SystemTap's names and defaults; -D NAME=VAL overrides) ---- */
