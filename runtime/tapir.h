@@ -492,4 +492,8 @@ int tp_procfs_set(struct tp_context *c, const char *s, bool append);
  * bytes). */
 void tp_procfs_get(struct tp_context *c, char *dst);
 
+#ifdef __KERNEL__
+#include "embedded.h"	/* kread() and the rest of SystemTap's embedded-C API */
+#endif
+
 #endif /* TAPIR_RUNTIME_TAPIR_H */
