@@ -61,18 +61,39 @@ static inline int tp_dw_uload(u64 *v, unsigned long addr, unsigned int n)
 	return tp_dw_load_from(v, addr, n, true);
 }
 
-/* Store the low n bytes of v at addr (-g). */
+/* Store the low n bytes of v at addr (-g): 0, or -EFAULT. The kernel
+ * exports no copy_to_kernel_nofault(): this is its core, the exception-
+ * table store with page faults disabled, refusing user addresses. */
 static inline int tp_dw_store(unsigned long addr, u64 v, unsigned int n)
 {
 	union { u8 b; u16 w; u32 d; u64 q; } u;
 
+	if (addr < TASK_SIZE_MAX)
+		return -EFAULT;
+	pagefault_disable();
 	switch (n) {
-	case 1: u.b = (u8)v; break;
-	case 2: u.w = (u16)v; break;
-	case 4: u.d = (u32)v; break;
-	default: u.q = v; break;
+	case 1:
+		u.b = (u8)v;
+		__put_kernel_nofault((void *)addr, &u, u8, fault);
+		break;
+	case 2:
+		u.w = (u16)v;
+		__put_kernel_nofault((void *)addr, &u, u16, fault);
+		break;
+	case 4:
+		u.d = (u32)v;
+		__put_kernel_nofault((void *)addr, &u, u32, fault);
+		break;
+	default:
+		u.q = v;
+		__put_kernel_nofault((void *)addr, &u, u64, fault);
+		break;
 	}
-	return copy_to_kernel_nofault((void *)addr, &u, n) ? -EFAULT : 0;
+	pagefault_enable();
+	return 0;
+fault:
+	pagefault_enable();
+	return -EFAULT;
 }
 
 /* One value read at a return probe's function entry, kept in the

@@ -34,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/compiler.h>
+#include <linux/version.h>	/* KERNEL_VERSION() for embedded C */
 #endif
 
 /* ---- Limits (SystemTap's names and defaults; -D NAME=VAL overrides) ---- */
@@ -495,5 +496,9 @@ int tp_procfs_set(struct tp_context *c, const char *s, bool append);
 /* $value in a procfs write probe: what was written (dst: MAXSTRINGLEN
  * bytes). */
 void tp_procfs_get(struct tp_context *c, char *dst);
+
+#ifdef __KERNEL__
+#include "embedded.h"	/* kread() and the rest of SystemTap's embedded-C API */
+#endif
 
 #endif /* TAPIR_RUNTIME_TAPIR_H */

@@ -867,8 +867,16 @@ void types_infer(struct elab *e)
 	}
 	if (e->s->errors > errors)
 		return;
+	/* the final walks type by the print formats too, and what a format
+	 * gives a local can give an array's index another walk needs, as
+	 * in printf("%d %s", @max(a[k]), k) (no error: nothing to repeat) */
 	e->final = true;
-	walk_all(e);
+	for (int round = 0; round < 64; round++) {
+		e->changed = false;
+		walk_all(e);
+		if (!e->changed || e->s->errors > errors)
+			break;
+	}
 	for (struct dprobe *p = e->prog->probes; p; p = p->next)
 		unresolved(e, p->locals, "local variable");
 	for (struct function *fn = e->prog->functions; fn; fn = fn->next) {

@@ -618,6 +618,7 @@ static void script_function(struct em *em, struct fninfo *fi, bool frame,
 {
 	const struct function *fn = fi->fn;
 	struct body *b = fi->body;
+	bool args;
 
 	fprintf(o, "/* function %s at %s */\n", fn->name,
 		loc_text(em, &fn->decl->loc));
@@ -634,7 +635,15 @@ static void script_function(struct em *em, struct fninfo *fi, bool frame,
 	if (fi->uses_next)
 		fputs("\tl->__next = false;\n", o);
 	upfront_check(b, o);
+	/* an embedded-C expression of the body, %{ S_ISDIR(STAP_ARG_m) %},
+	 * names the parameters as embedded functions do (open_memstream
+	 * ends the text with a NUL) */
+	args = frame && fn->params && strstr(b->text, "STAP_ARG_");
+	for (const struct symbol *p = fn->params; args && p; p = p->next)
+		fprintf(o, "#define STAP_ARG_%s (l->l_%s)\n", p->name, p->name);
 	fwrite(b->text, 1, b->len, o);
+	for (const struct symbol *p = fn->params; args && p; p = p->next)
+		fprintf(o, "#undef STAP_ARG_%s\n", p->name);
 	fputs("}\n\n", o);
 }
 
@@ -1189,7 +1198,9 @@ static void setup_functions(struct em *em)
 		if (fi->embedded) {
 			fi->may_fail = code_has(d->code, "STAP_ERROR") ||
 				       code_has(d->code, "tp_error") ||
-				       code_has(d->code, "last_error");
+				       code_has(d->code, "last_error") ||
+				       /* runtime/embedded.h's faults */
+				       code_has(d->code, "CATCH_DEREF_FAULT");
 			fi->may_abort = code_has(d->code, "tapir_abort");
 			fi->uses_next = code_has(d->code, "STAP_NEXT");
 		} else {
