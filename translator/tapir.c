@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 	bool clean_cache = false;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:kd:", longopts,
+	while ((c = getopt_long(argc, argv, "e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:kd:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
