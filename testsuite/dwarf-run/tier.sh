@@ -99,8 +99,11 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	# a block device for the block I/O aliases (alias-ioblock): the
 	# null_blk disk /dev/nullb0 (multi-queue, one hardware queue, so the
 	# mq-deadline elevator), loaded at boot after configfs, which it
-	# needs
-	for e in fs/configfs/configfs drivers/block/null_blk/null_blk; do
+	# needs; mq-deadline itself is built in on 6.1 but a module on 6.12
+	# (CONFIG_MQ_IOSCHED_DEADLINE=m): without it loaded the case's
+	# `echo mq-deadline > .../scheduler` fails and the disk keeps "none"
+	for e in fs/configfs/configfs drivers/block/null_blk/null_blk \
+	    block/mq-deadline; do
 		e=$(plain_ko "$w" "$rel" "$e") && VMEXTRA+=(--module "$e")
 	done
 	return 0
