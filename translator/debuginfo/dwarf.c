@@ -1169,9 +1169,11 @@ static void index_save(struct session *s, struct dwarf_unit *u,
 	p = buf;
 	memcpy(p, &h, part[0]);
 	p += part[0];
-	memcpy(p, u->idx.v, part[1]);
+	if (h.n)
+		memcpy(p, u->idx.v, part[1]);
 	p += part[1];
-	memcpy(p, u->idx.files, h.nfiles * sizeof(uint32_t));
+	if (h.nfiles)
+		memcpy(p, u->idx.files, h.nfiles * sizeof(uint32_t));
 	p += part[2];
 	symstrs = p + part[3] + part[4] + h.nstrs;
 	for (size_t i = 0, off = 0; i < u->nsyms; i++) {
@@ -1183,9 +1185,11 @@ static void index_save(struct session *s, struct dwarf_unit *u,
 		off += k;
 	}
 	p += part[3];
-	memcpy(p, u->blacklist, part[4]);
+	if (part[4])	/* a user-space file has no blacklist */
+		memcpy(p, u->blacklist, part[4]);
 	p += part[4];
-	memcpy(p, u->idx.strs, h.nstrs);
+	if (h.nstrs)
+		memcpy(p, u->idx.strs, h.nstrs);
 	dir = xstrdup(path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
