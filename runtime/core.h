@@ -375,6 +375,25 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 #endif
 }
 
+/*
+ * A kprobe's entry hit: the handler runs with the probed address as the
+ * instruction pointer (the kernel gives the one after the int3, or after
+ * the fentry call), as stap's handlers see it: register("ip"),
+ * print_regs() and the unwinder's first frame are the probe point. The
+ * kernel's value is put back before kprobes goes on (single-step or
+ * ftrace return).
+ */
+static __always_inline void tp_run_kprobe_in(const struct tp_probe *p,
+					     struct pt_regs *regs,
+					     unsigned long addr)
+{
+	unsigned long ip = instruction_pointer(regs);
+
+	instruction_pointer_set(regs, addr);
+	tp_run_probe_in(p, TP_STATE_RUNNING, regs, addr, NULL);
+	instruction_pointer_set(regs, ip);
+}
+
 /* The same from any context (begin/end/error run in process context). */
 static __always_inline void tp_run_probe(const struct tp_probe *p,
 					 struct pt_regs *regs,

@@ -42,13 +42,14 @@
 	static notrace int fn(struct kretprobe_instance *ri,		\
 			      struct pt_regs *regs)
 
-/* The kernel's kprobe pre-handler: always 0, as the probe core's. */
+/* The kernel's kprobe pre-handler: always 0, as the probe core's. The
+ * handler sees the probed address as the instruction pointer
+ * (tp_run_kprobe_in()). */
 #define TP_KPROBE_ENTRY(fn, probe)					\
 	TP_KPROBE_ENTRY_DECL(fn)					\
 	{								\
-		tp_run_probe_in(&(probe), TP_STATE_RUNNING, regs,	\
-				kcore_probe_addr(kcore_of_kprobe(kp)),	\
-				NULL);					\
+		tp_run_kprobe_in(&(probe), regs,			\
+				 kcore_probe_addr(kcore_of_kprobe(kp))); \
 		return 0;						\
 	}
 

@@ -34,8 +34,7 @@ static char tp_kp_msg[TP_MSG_SIZE];	/* process context only */
 static int tp_kp_entry(struct kcore_probe *kp, struct pt_regs *regs,
 		       void *data)
 {
-	tp_run_probe_in(kp->owner, TP_STATE_RUNNING, regs, kcore_probe_addr(kp),
-			NULL);
+	tp_run_kprobe_in(kp->owner, regs, kcore_probe_addr(kp));
 	return 0;
 }
 
