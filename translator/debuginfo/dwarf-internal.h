@@ -128,6 +128,11 @@ const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
  * trace_event_class.system) */
 void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
 			 int64_t sys_off, struct strmap *out);
+/* ko-events.c: the same for the module (ET_REL .ko) at path, through
+ * its relocations */
+void dwarf_ko_event_systems(struct session *s, const char *path,
+			    int64_t class_off, int64_t sys_off,
+			    struct strmap *out);
 /* fn(arg, sym, name) for every named symbol of elf's symbol table
  * (dwarf-trace.c) */
 void dwarf_each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,
