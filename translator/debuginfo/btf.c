@@ -52,6 +52,8 @@ struct btf_ctx {
 	struct strmap events;		/* tracepoint -> its event's system */
 	struct strmap mods;		/* module -> its split BTF, or the
 					 * ctx itself when it has none */
+	struct strmap mod_events;	/* module -> its events' systems
+					 * (a struct strmap) */
 	struct btf **split;		/* all of mods', to free */
 	size_t nsplit;
 };
@@ -418,12 +420,12 @@ static int site_cmp(const void *a, const void *b)
 }
 
 /* The tracepoints like glob among the types of btf from id first on:
- * those of module (NULL: the kernel), whose system is sys (NULL: the
- * kernel's events' or headers'). */
+ * those of module (NULL: the kernel), whose system is sys (NULL: their
+ * events' in events, NULL: the kernel's, else their headers'). */
 static int scan_tracepoints(struct session *s, struct btf *btf,
 			    uint32_t first, const char *module,
-			    const char *sys, const char *glob,
-			    struct dwarf_site ***out)
+			    const char *sys, const struct strmap *events,
+			    const char *glob, struct dwarf_site ***out)
 {
 	struct btf_ctx *b = ctx(s);
 	struct dwarf_site **v = NULL;
@@ -464,7 +466,8 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 		site->module = module ? module : "kernel";
 		site->function = name;
 		site->tracepoint = name + 12;
-		site->tp_system = sys ? sys : strmap_get(&b->events,
+		site->tp_system = sys ? sys : strmap_get(events ? events :
+							 &b->events,
 							 site->tracepoint);
 		if (module)
 			site->btf_split = btf;
@@ -501,7 +504,7 @@ int btf_tracepoints(struct session *s, const char *glob,
 				    kconfig_get(s)->release, dwarf_package(s));
 		return -1;
 	}
-	return scan_tracepoints(s, btf, 1, NULL, NULL, glob, out);
+	return scan_tracepoints(s, btf, 1, NULL, NULL, NULL, glob, out);
 }
 
 /* The module's BTF, split over the kernel's: parsed once. */
@@ -527,6 +530,27 @@ static struct btf *module_btf(struct session *s, const char *module,
 	return t;
 }
 
+/* The systems of the events of a module of several (kvm.ko: kvm and
+ * kvmmmu), read from its .ko once. */
+static const struct strmap *module_events(struct session *s,
+					  const char *module, const char *path)
+{
+	struct btf_ctx *b = ctx(s);
+	struct strmap *m = strmap_get(&b->mod_events, module);
+
+	if (m)
+		return m;
+	m = ANEW(&s->arena, struct strmap);
+	dwarf_ko_event_systems(s, path,
+			       member_offset(b->btf, "trace_event_call",
+					     "class", 16),
+			       member_offset(b->btf, "trace_event_class",
+					     "system", 0), m);
+	strmap_add(&s->arena, &b->mod_events, arena_strdup(&s->arena, module),
+		   m);
+	return m;
+}
+
 int btf_module_tracepoints(struct session *s, const char *module,
 			   const char *path, const char *glob,
 			   struct dwarf_site ***out, const char **why)
@@ -542,7 +566,9 @@ int btf_module_tracepoints(struct session *s, const char *module,
 	}
 	sys = dwarf_file_system(s, module, path);
 	return scan_tracepoints(s, btf, btf__type_cnt(kernel_btf(s)), module,
-				*sys ? sys : NULL, glob, out);
+				*sys ? sys : NULL,
+				*sys ? NULL : module_events(s, module, path),
+				glob, out);
 }
 
 void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)

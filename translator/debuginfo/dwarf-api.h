@@ -182,7 +182,8 @@ bool dwarf_module_may_trace(struct session *s, const char *module,
 size_t dwarf_btf_tracepoint_modules(struct session *s,
 				    const char *const **names,
 				    const char *const **paths);
-/* The installed .ko of a module (modules.dep), or NULL. */
+/* The installed .ko of a module (modules.dep; a .ko.xz decompressed into
+ * the cache), or NULL. */
 const char *dwarf_installed_module(struct session *s, const char *module);
 /* The one trace system a module's symbol table names (the .ko at
  * path), or "". */

@@ -112,6 +112,15 @@ struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module);
 /* The module unit named exactly, or NULL. */
 const char *dwarf_strip_prefix(const char *file);
 
+/* kmod.c: is name a compressed module (NAME.ko.xz)? */
+bool kmod_compressed(const char *name);
+/* The plain ELF file to read for the module file at path (malloc'd):
+ * path itself, or its decompressed copy in the cache, made once. With
+ * want, a copy is kept only when want(image, size) holds for the
+ * decompressed image; else NULL, then and on every later call for the
+ * same file. NULL too when it cannot be decompressed. */
+char *kmod_file(const char *path, bool (*want)(void *image, size_t size));
+
 /* dwarf.c */
 const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
 /* dwarf-trace.c: tracepoint -> its event's system, from a vmlinux's
@@ -119,6 +128,11 @@ const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
  * trace_event_class.system) */
 void dwarf_event_systems(struct session *s, Elf *elf, int64_t class_off,
 			 int64_t sys_off, struct strmap *out);
+/* ko-events.c: the same for the module (ET_REL .ko) at path, through
+ * its relocations */
+void dwarf_ko_event_systems(struct session *s, const char *path,
+			    int64_t class_off, int64_t sys_off,
+			    struct strmap *out);
 /* fn(arg, sym, name) for every named symbol of elf's symbol table
  * (dwarf-trace.c) */
 void dwarf_each_symbol(Elf *elf, void (*fn)(void *arg, const GElf_Sym *sym,

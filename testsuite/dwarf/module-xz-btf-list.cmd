@@ -1,0 +1,1 @@
+-r "$XZ_RELEASE" -L 'module("virtio_scsi").function("virtscsi_queuecommand").return'

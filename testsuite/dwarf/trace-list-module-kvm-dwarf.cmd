@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.trace("kvm*:*fault")'
