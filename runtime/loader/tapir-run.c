@@ -12,8 +12,10 @@
  *   2. open tapir-NAME/ctl (debugfs, else procfs) and read HELLO: magic,
  *      version, how many traceN files, the sub-buffers; open and mmap
  *      them (each CPU's relay buffer)
- *   3. with -c: fork the command, held on a pipe until the start succeeded
- *   4. START (target pid) -> STARTED; release the command
+ *   3. with -c: fork the command, held until the start succeeded
+ *   4. START (target pid) -> STARTED; release the command with SIGUSR1,
+ *      which it catches, as staprun's command does (so the target's
+ *      signal probes see that signal delivered and handled, as in stap)
  *   5. loop: take the completed sub-buffers of every CPU (poll says when
  *      one completes; the module completes partly filled ones every few
  *      ms), tell the module with CONSUMED, print their frames in sequence
@@ -132,7 +134,7 @@ static struct {
 	uint64_t gaps;
 	uint64_t delivered;	/* output bytes printed */
 	pid_t child;
-	int child_pipe;		/* write end: the go signal */
+	int child_pipe;		/* write end: open while the command waits */
 	int status;		/* exit status */
 	bool error_seen;	/* an "ERROR:" line from the module */
 } R = { .ctl = -1, .child = -1, .child_pipe = -1, .next_seq = 1 };
@@ -896,8 +898,48 @@ static int read_all_cpus(void)
 
 /* ---- the command (-c) ---- */
 
+static volatile sig_atomic_t child_go;
+
+static void on_go(int sig)
+{
+	(void)sig;
+	child_go = 1;
+}
+
+/*
+ * In the command's process, before exec: wait for the go signal, SIGUSR1,
+ * caught by on_go() (installed first thing after the fork, while the
+ * signal is still blocked as it was since before the fork: one that comes
+ * early only sets child_go early). The pipe's read end reports the
+ * loader's end (EOF): the command then never runs.
+ */
+static void child_wait_go(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	sigset_t usr1, none;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigemptyset(&none);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	while (!child_go) {
+		sigset_t pending;
+
+		if (ppoll(&pfd, 1, NULL, &none) <= 0)
+			continue;
+		/* EOF: the loader ended, unless the signal came with it */
+		sigpending(&pending);
+		if (!sigismember(&pending, SIGUSR1))
+			_exit(1);
+		sigsuspend(&none);
+	}
+	signal(SIGUSR1, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+}
+
 static int start_child(void)
 {
+	sigset_t usr1, old;
 	int p[2];
 	pid_t pid;
 
@@ -906,7 +948,12 @@ static int start_child(void)
 		return -1;
 	}
 	fflush(NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
 	pid = fork();
+	if (pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		err("Fork error (%d): %s", errno, strerror(errno));
 		close(p[0]);
@@ -918,9 +965,10 @@ static int start_child(void)
 		char *sh[] = { "sh", "-c", (char *)R.cmd, NULL };
 		char **argv = sh;
 		const char *path = "/bin/sh";
+		struct sigaction go = { .sa_handler = on_go };
 		int rc;
-		char go;
 
+		sigaction(SIGUSR1, &go, NULL);
 		close(p[1]);
 		default_signals();
 		/* As staprun: words when the command is plain words, a shell
@@ -941,8 +989,7 @@ static int start_child(void)
 			_exit(1);
 		}
 		/* held until the probes are in */
-		if (read_retry(p[0], &go, 1) != 1)
-			_exit(1);
+		child_wait_go(p[0]);
 		close(p[0]);
 		if (path)
 			execv(path, argv);
@@ -961,7 +1008,7 @@ static int start_child(void)
 static void release_child(void)
 {
 	if (R.child_pipe >= 0) {
-		if (write(R.child_pipe, "g", 1) != 1)
+		if (kill(R.child, SIGUSR1) < 0)
 			err("Couldn't start the command: %s", strerror(errno));
 		close(R.child_pipe);
 		R.child_pipe = -1;
