@@ -28,7 +28,12 @@
  * functions are named by its separate debuginfo (by build ID), with no
  * target variables from there.
  *
- * Not built yet: .syscall, .statement("F@FILE:N"), .inline, inline
+ * .syscall and .syscall.return are task finder events (as .begin),
+ * fired from the raw_syscalls tracepoints (runtime/uprobes.c); their
+ * $syscall, $argN and $return become calls of tapsets/process/
+ * usyscall.stp's __usys_* functions.
+ *
+ * Not built yet: .statement("F@FILE:N"), .inline, inline
  * instances and assembly functions' lines in -l of optimized code.
  */
 #include <dwarf.h>
@@ -98,6 +103,12 @@ static const char *const patterns[] = {
 	"process.library(s).mark(s)",
 	"process.library(s).provider(s).mark(s)",
 	"process(s).statement(s)",			/* 48 */
+	"process(s).syscall",				/* 49 */
+	"process(s).syscall.return",
+	"process(n).syscall",
+	"process(n).syscall.return",
+	"process.syscall",
+	"process.syscall.return",
 	NULL
 };
 
@@ -932,6 +943,9 @@ static int events(struct elab *e, const struct probe_point *pp, int pattern,
 		PROC_BEGIN, PROC_END, PROC_THREAD_BEGIN, PROC_THREAD_END,
 	};
 	const struct expr *a = pp->comps->arg;
+	enum proc_event event = pattern >= 49 ?
+		(pattern % 2 ? PROC_SYSCALL : PROC_SYSCALL_RETURN) :
+		ev[(pattern - 5) % 4];
 	const char *path = NULL;
 	struct dprobe *p;
 
@@ -950,7 +964,7 @@ static int events(struct elab *e, const struct probe_point *pp, int pattern,
 	p = probe_emit(e, tmpl, path ? concrete(s, pp, path, NULL) : pp);
 	p->process = path;
 	p->pid = a && a->kind == E_NUM ? a->num : 0;
-	p->process_event = ev[(pattern - 5) % 4];
+	p->process_event = event;
 	return 1;
 }
 
@@ -1386,7 +1400,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 {
 	const char *path;
 
-	if (pattern >= 5 && pattern < 17)
+	if ((pattern >= 5 && pattern < 17) || pattern >= 49)
 		return events(e, pp, pattern, tmpl);
 	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
 		/* process.plt: the -c command's program */
@@ -1711,6 +1725,65 @@ bool process_mark_target(struct elab *e, struct expr *x)
 		*x = *v;
 		x->next = next;
 	}
+	return true;
+}
+
+/* ---- the context variables of .syscall and .syscall.return ---- */
+
+bool process_is_syscall(const struct dprobe *p)
+{
+	return p->process_event == PROC_SYSCALL ||
+	       p->process_event == PROC_SYSCALL_RETURN;
+}
+
+/* x ($syscall, $argN, $return) becomes a call of the tapset's
+ * __usys_* (tapsets/process/usyscall.stp). False after an error. */
+bool process_syscall_target(struct elab *e, struct expr *x)
+{
+	struct session *s = e->s;
+	bool ret = e->probe->process_event == PROC_SYSCALL_RETURN;
+	const char *kind = ret ? ".syscall.return" : ".syscall";
+	const char *has = ret ? "$syscall and $return" :
+				"$syscall and $arg1 to $arg6";
+	struct expr *v, *next;
+	char *endp;
+	long n;
+
+	if (x->kind == E_CTXVAR) {
+		elab_error(e, &x->loc, "'$$%s' is not available in process"
+			   "(...)%s probes: their context variables are %s",
+			   x->str, kind, has);
+		return false;
+	}
+	if (x->chain || x->pretty || x->addr) {
+		elab_error(e, &x->loc, "'$%s' of a process(...)%s probe is a "
+			   "number: members, pretty printing and '&' do not "
+			   "apply", x->str, kind);
+		return false;
+	}
+	if (strcmp(x->str, "syscall") == 0) {
+		v = call_expr(s, &x->loc, "__usys_nr", NULL);
+	} else if (strcmp(x->str, "return") == 0 && ret) {
+		v = call_expr(s, &x->loc, "__usys_return", NULL);
+	} else if (strncmp(x->str, "arg", 3) == 0 && !ret &&
+		   (n = strtol(x->str + 3, &endp, 10), !*endp &&
+		    x->str[3] != '\0')) {
+		if (n < 1 || n > 6) {
+			elab_error(e, &x->loc, "'$%s': a system call has "
+				   "arguments $arg1 to $arg6", x->str);
+			return false;
+		}
+		v = call_expr(s, &x->loc, "__usys_arg",
+			      num_expr(s, &x->loc, n));
+	} else {
+		elab_error(e, &x->loc, "'$%s' is not available in process"
+			   "(...)%s probes: their context variables are %s",
+			   x->str, kind, has);
+		return false;
+	}
+	next = x->next;		/* x's place in its list */
+	*x = *v;
+	x->next = next;
 	return true;
 }
 
