@@ -24,9 +24,10 @@
  * object the program loads (its DT_NEEDED, found as ld.so finds them),
  * named as stap names it, process("PROG").library("/lib/PATH")...; the
  * uprobe is on the library's inode, and fires only in processes whose
- * executable is PROG (runtime/uprobes.c). A stripped library's
- * functions are named by its separate debuginfo (by build ID), with no
- * target variables from there.
+ * executable is PROG (runtime/uprobes.c). A stripped file's functions
+ * and their target variables come from its separate debuginfo, found
+ * by libdwfl's standard finder (dwarf_user_debugfile: build ID,
+ * .gnu_debuglink, SYSTEMTAP_DEBUGINFO_PATH).
  *
  * .syscall and .syscall.return are task finder events (as .begin),
  * fired from the raw_syscalls tracepoints (runtime/uprobes.c); their
@@ -136,6 +137,10 @@ struct ufunc {
 	const char *cu;
 	bool optimized;
 	bool alias;			/* another name of an earlier entry */
+	size_t twin;			/* a symbol-table name of a DWARF
+					 * function: its index + 1, else 0 */
+	bool no_twin;			/* an IFUNC or a hidden symbol
+					 * version: stands for nothing */
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -314,17 +319,22 @@ static void read_dwarf(struct session *s, struct uprog *u, Elf *elf,
 static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
 			 size_t *cap)
 {
-	Elf_Scn *scn = NULL, *sym = NULL;
+	Elf_Scn *scn = NULL, *sym = NULL, *ver = NULL;
 	GElf_Shdr sh;
-	Elf_Data *d;
+	Elf_Data *d, *vd = NULL;
 
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) &&
 		    (sh.sh_type == SHT_SYMTAB ||
 		     (sh.sh_type == SHT_DYNSYM && !sym)))
 			sym = scn;
+		else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+			ver = scn;
 	if (!sym || !gelf_getshdr(sym, &sh) || !(d = elf_getdata(sym, NULL)))
 		return;
+	/* (.gnu.version goes with .dynsym only) */
+	if (ver && sh.sh_type == SHT_DYNSYM)
+		vd = elf_getdata(ver, NULL);
 	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 		GElf_Sym st;
 		const char *name;
@@ -340,14 +350,24 @@ static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
 			continue;
 		f.name = arena_strdup(&s->arena, name);
 		f.entry = f.prologue = st.st_value;
+		if (GELF_ST_TYPE(st.st_info) == STT_GNU_IFUNC) {
+			f.no_twin = true;
+		} else if (vd) {
+			GElf_Versym vs;
+
+			f.no_twin = gelf_getversym(vd, (int)i, &vs) &&
+				    (vs & 0x8000);
+		}
 		add_fn(u, cap, &f);
 	}
 }
 
-/* Symbols at an address DWARF describes, and repeated names, go. A
- * symbol-table name of an address another symbol names already (glibc's
- * pthread_mutex_init beside __pthread_mutex_init) stays as an alias: a
- * probe may name it, a wildcard does not probe the address twice. */
+/* Repeated names go. A symbol-table name of an address another symbol
+ * or DWARF names already (glibc's pthread_mutex_init beside
+ * __pthread_mutex_init, malloc beside the DWARF's __libc_malloc) stays
+ * as an alias: a probe may name it, a wildcard does not probe the
+ * address twice. An alias of a DWARF function stands for it (as stap:
+ * function("malloc") is __libc_malloc@./malloc/malloc.c:3280). */
 static void dedup(struct uprog *u)
 {
 	size_t k = 0, first = 0;
@@ -355,16 +375,28 @@ static void dedup(struct uprog *u)
 	qsort(u->fns, u->nfns, sizeof(*u->fns), by_entry);
 	for (size_t i = 0; i < u->nfns; i++) {
 		struct ufunc f = u->fns[i];
-		bool dup = false;
 
 		if (k && u->fns[first].entry != f.entry)
 			first = k;
 		else if (k && !f.decl_file) {
-			for (size_t j = first; j < k; j++)
-				dup |= u->fns[j].decl_file != NULL ||
-				       strcmp(u->fns[j].name, f.name) == 0;
-			if (dup)
+			size_t dw = 0;
+			struct ufunc *same = NULL;
+
+			for (size_t j = first; j < k; j++) {
+				if (u->fns[j].decl_file && !dw)
+					dw = j + 1;
+				if (strcmp(u->fns[j].name, f.name) == 0)
+					same = &u->fns[j];
+			}
+			if (!f.no_twin)
+				f.twin = dw;
+			if (same) {
+				/* (a hidden version first, the default one
+				 * after it) */
+				if (!same->decl_file && !same->twin)
+					same->twin = f.twin;
 				continue;
+			}
 			f.alias = true;
 		}
 		u->fns[k++] = f;
@@ -606,17 +638,21 @@ static struct uprog *uprog_open(struct session *s, const char *path)
 	}
 	read_dwarf(s, u, elf, &cap);
 	if (!u->nfns) {
-		/* a stripped library: its -dbg package's DWARF names the
-		 * functions, as stap's (no target variables from there) */
-		int dfd;
-		Elf *dbg = usym_open_debug(elf, &dfd);
+		/* a stripped file: its separate debuginfo's DWARF (the
+		 * -dbg package's, found as elfutils finds it) names the
+		 * functions and has their variables, as stap's */
+		char *dpath = dwarf_user_debugfile(path);
+		int dfd = dpath ? open(dpath, O_RDONLY | O_CLOEXEC) : -1;
+		Elf *dbg = dfd >= 0 ? elf_begin(dfd, ELF_C_READ, NULL) : NULL;
 
 		if (dbg) {
 			read_dwarf(s, u, dbg, &cap);
 			u->sep_debug = u->nfns > 0;
 			elf_end(dbg);
-			close(dfd);
 		}
+		if (dfd >= 0)
+			close(dfd);
+		free(dpath);
 	}
 	read_symbols(s, u, elf, &cap);
 	read_marks(s, u, elf);
@@ -777,15 +813,24 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		filepat = arena_printf(&s->arena, "%.*s",
 				       (int)strcspn(filepat, ":"), filepat);
 	}
+	bool *done = xcalloc(u->nfns + 1, sizeof(*done));
+
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		const char *text;
 		struct dprobe *p;
 		uint64_t off;
 
-		if (wild(fpat) ? f->alias || fnmatch(fpat, f->name, 0) != 0 :
+		if (wild(fpat) ? (f->alias && !f->twin) ||
+				 fnmatch(fpat, f->name, 0) != 0 :
 				 strcmp(fpat, f->name) != 0)
 			continue;
+		/* a DWARF function once, by any of its names */
+		if (f->twin)
+			f = &u->fns[f->twin - 1];
+		if (done[f - u->fns])
+			continue;
+		done[f - u->fns] = true;
 		if (filepat && (!f->decl_file ||
 				(fnmatch(filepat, f->decl_file, 0) != 0 &&
 				 fnmatch(arena_printf(&s->arena, "*/%s",
@@ -800,10 +845,11 @@ static int functions(struct elab *e, const struct probe_point *pp,
 			arena_printf(&s->arena, "%s@%s", f->name, f->decl_file);
 		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
 				ret ? f->entry : f->prologue, ret);
-		if (f->decl_file && !u->sep_debug)
+		if (f->decl_file)
 			add_site(s, p, f);
 		count++;
 	}
+	free(done);
 	if (!count) {
 		const char **names = xcalloc(u->nfns + 1, sizeof(*names));
 		const char *sim;
