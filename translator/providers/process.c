@@ -1449,11 +1449,21 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	if ((pattern >= 5 && pattern < 17) || pattern >= 49)
 		return events(e, pp, pattern, tmpl);
 	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
-		/* process.plt: the -c command's program */
-		const char *cmd = e->s->target_cmd;
+		/* process.plt: the -c command's program, or the program
+		 * the -x process runs now (as stap) */
+		const char *cmd = e->s->target_cmd, *xpid = e->s->target_pid;
 
 		path = cmd ? find_program(e->s, arena_printf(&e->s->arena,
 				"%.*s", (int)strcspn(cmd, " \t"), cmd)) : NULL;
+		if (!cmd && xpid) {
+			path = find_program(e->s, arena_printf(&e->s->arena,
+					    "/proc/%s/exe", xpid));
+			if (!path) {
+				elab_error(e, &pp->comps->loc, "cannot probe "
+					   "pid %s: no such process", xpid);
+				return -1;
+			}
+		}
 		if (!path) {
 			elab_error(e, &pp->comps->loc, "unspecified process "
 				   "probe is invalid without a -c COMMAND");
