@@ -189,6 +189,9 @@ enum tp_proc_event {
 	TP_PROC_END,
 	TP_PROC_THREAD_BEGIN,
 	TP_PROC_THREAD_END,
+	TP_PROC_SYSCALL,		/* a followed thread enters a system
+					 * call (raw_syscalls:sys_enter) */
+	TP_PROC_SYSCALL_RETURN,		/* ... returns from one (sys_exit) */
 };
 
 struct tp_probe {

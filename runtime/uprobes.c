@@ -37,6 +37,14 @@
  * group's mask. Pending task works are counted, and stopping waits until
  * they have all run (a task runs its works before it returns to user
  * space or exits), since their callback is this module's code.
+ *
+ * TP_PROBE_PROCESS also has process[("PATH")|(PID)].syscall[.return],
+ * from the raw_syscalls tracepoints sys_enter and sys_exit, registered
+ * only when a script has one (registering them makes every thread take
+ * the slow system-call path): they run in the calling thread, in the
+ * process the task finder follows for PATH, the thread group PID, or
+ * any user thread; with c->regs the thread's user registers, from which
+ * the tapset's __usys_* functions read $syscall, $argN and $return.
  */
 #include <linux/binfmts.h>
 #include <linux/delay.h>
@@ -49,6 +57,8 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/uprobes.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
 /* (the kernel's tracepoint.h has a struct tp_module of its own, which
  * this file does not use: renamed here, away from tapir.h's) */
 #define tp_module tp_kernel_tracepoint_module
@@ -257,6 +267,10 @@ static atomic_t tp_tf_pending = ATOMIC_INIT(0);
 static bool tp_tf_on;			/* tracepoints registered */
 
 static struct tracepoint *tp_tp_exec, *tp_tp_fork, *tp_tp_exit;
+static struct tracepoint *tp_tp_sys_enter, *tp_tp_sys_exit;
+static unsigned int tp_nsys;		/* .syscall[.return] probes */
+static bool tp_sys_path;		/* one of them on a PATH */
+static bool tp_sys_on;
 
 /* The group's mask, 0 when it is not followed. */
 static u32 tp_tf_mask(pid_t tgid)
@@ -314,11 +328,35 @@ static u32 tp_tf_match(struct inode *inode)
 	return m;
 }
 
+/* Is the current task the target process (-c, -x) or a descendant of
+ * it, or is there no target? */
+static bool tp_tf_in_target(void)
+{
+	pid_t target = tp_transport_target_pid();
+	struct task_struct *t;
+	bool in = false;
+
+	if (target <= 0)
+		return true;
+	rcu_read_lock();
+	for (t = current; t->pid; t = rcu_dereference(t->real_parent))
+		if (task_tgid_nr(t) == target) {
+			in = true;
+			break;
+		}
+	rcu_read_unlock();
+	return in;
+}
+
 /* Run the probes of event for the current task, whose group runs the
- * targets in mask. */
-static void tp_tf_fire(enum tp_proc_event event, u32 mask)
+ * targets in mask; regs: the user registers (system calls), or NULL.
+ * A system call probe of any process or of a PID fires, under -c or
+ * -x, only in the target's process tree (as stap's). */
+static void tp_tf_fire_regs(enum tp_proc_event event, u32 mask,
+			    struct pt_regs *regs)
 {
 	pid_t tgid = task_tgid_nr(current);
+	int in_target = -1;		/* not looked at yet */
 	unsigned int i;
 
 	for (i = 0; i < tp_ntf; i++) {
@@ -330,8 +368,20 @@ static void tp_tf_fire(enum tp_proc_event event, u32 mask)
 				(mask & (1U << tp_tf_target[i]))) :
 			      p->pid && p->pid != tgid)
 			continue;
-		tp_run_probe(p, NULL, 0, NULL);
+		if (regs && !p->path) {
+			if (in_target < 0)
+				in_target = tp_tf_in_target();
+			if (!in_target)
+				continue;
+		}
+		tp_run_probe(p, regs, regs ? instruction_pointer(regs) : 0,
+			     NULL);
 	}
+}
+
+static void tp_tf_fire(enum tp_proc_event event, u32 mask)
+{
+	tp_tf_fire_regs(event, mask, NULL);
 }
 
 /* Does any probe of event apply to a group with mask? */
@@ -433,6 +483,45 @@ static void tp_tf_exit(void *data, struct task_struct *p)
 		tp_tf_set(tgid, 0);
 }
 
+static bool tp_tf_is_exec(long nr)
+{
+#if defined(CONFIG_X86_64) && defined(CONFIG_IA32_EMULATION)
+	if (in_ia32_syscall())
+		return nr == 11 || nr == 358;	/* ia32 execve, execveat */
+#endif
+	return nr == __NR_execve || nr == __NR_execveat;
+}
+
+/* raw_syscalls:sys_enter and sys_exit (any context a system call
+ * enters or leaves in: preemption may be on). */
+static void tp_tf_syscall(enum tp_proc_event event, struct pt_regs *regs)
+{
+	u32 mask = 0;
+
+	if (current->flags & PF_KTHREAD)
+		return;
+	if (tp_sys_path)
+		mask = tp_tf_mask(task_tgid_nr(current));
+	/* A successful exec does not return to the old image, and a
+	 * process("PATH") is followed from its new image on: PATH's
+	 * .syscall.return probes do not see it (as stap's). */
+	if (mask && event == TP_PROC_SYSCALL_RETURN &&
+	    tp_tf_is_exec(syscall_get_nr(current, regs)) &&
+	    syscall_get_return_value(current, regs) == 0)
+		mask = 0;
+	tp_tf_fire_regs(event, mask, regs);
+}
+
+static void tp_tf_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	tp_tf_syscall(TP_PROC_SYSCALL, regs);
+}
+
+static void tp_tf_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	tp_tf_syscall(TP_PROC_SYSCALL_RETURN, regs);
+}
+
 static void tp_tf_find(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exec"))
@@ -441,6 +530,10 @@ static void tp_tf_find(struct tracepoint *tp, void *priv)
 		tp_tp_fork = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
 		tp_tp_exit = tp;
+	else if (!strcmp(tp->name, "sys_enter"))
+		tp_tp_sys_enter = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		tp_tp_sys_exit = tp;
 }
 
 /* The processes running when the session starts. */
@@ -491,6 +584,24 @@ static int tp_tf_start(void)
 	if (rc)
 		goto no_exit;
 	tp_tf_on = true;
+	if (!tp_nsys)
+		return 0;
+	if (!tp_tp_sys_enter || !tp_tp_sys_exit) {
+		tp_fatal("ERROR: the raw_syscalls tracepoints are missing: "
+			 "process(...).syscall probes cannot run\n");
+		return -ENOENT;
+	}
+	rc = tracepoint_probe_register(tp_tp_sys_enter, tp_tf_sys_enter, NULL);
+	if (rc)
+		return rc;
+	rc = tracepoint_probe_register(tp_tp_sys_exit, tp_tf_sys_exit, NULL);
+	if (rc) {
+		tracepoint_probe_unregister(tp_tp_sys_enter, tp_tf_sys_enter,
+					    NULL);
+		tracepoint_synchronize_unregister();
+		return rc;
+	}
+	tp_sys_on = true;
 	return 0;
 no_exit:
 	tracepoint_probe_unregister(tp_tp_fork, tp_tf_fork, NULL);
@@ -502,6 +613,13 @@ no_fork:
 
 static void tp_tf_stop(void)
 {
+	if (tp_sys_on) {
+		tracepoint_probe_unregister(tp_tp_sys_exit, tp_tf_sys_exit,
+					    NULL);
+		tracepoint_probe_unregister(tp_tp_sys_enter, tp_tf_sys_enter,
+					    NULL);
+		tp_sys_on = false;
+	}
 	if (tp_tf_on) {
 		tracepoint_probe_unregister(tp_tp_exit, tp_tf_exit, NULL);
 		tracepoint_probe_unregister(tp_tp_fork, tp_tf_fork, NULL);
@@ -562,6 +680,12 @@ int tp_uprobes_init(void)
 				if (t < tp_ntargets)
 					tp_tf_target[tp_ntf] = t;
 			}
+			if (p->event == TP_PROC_SYSCALL ||
+			    p->event == TP_PROC_SYSCALL_RETURN) {
+				tp_nsys++;
+				if (p->path)
+					tp_sys_path = true;
+			}
 			tp_tf_probes[tp_ntf++] = p;
 		}
 	}
@@ -619,5 +743,6 @@ void tp_uprobes_free(void)
 	tp_tf_target = NULL;
 	tp_tf_groups = NULL;
 	tp_tf_works = NULL;
-	tp_nup = tp_ntf = tp_ntargets = 0;
+	tp_nup = tp_ntf = tp_ntargets = tp_nsys = 0;
+	tp_sys_path = false;
 }

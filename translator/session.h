@@ -45,6 +45,7 @@ struct session {
 	int nusym_paths;
 	bool ldd;			/* --ldd: their shared libraries too */
 	const char *target_cmd;		/* -c CMD: process.plt's program */
+	const char *target_pid;		/* -x PID: or its process's */
 
 	/* the target kernel, resolved on first use */
 	struct kconfig *kconfig;

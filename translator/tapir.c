@@ -279,6 +279,7 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			ro.xpid = optarg;
+			s->target_pid = optarg;
 			break;
 		case 'T':
 			ro.timeout = optarg;

@@ -144,6 +144,7 @@ struct dwarf_query {
 /* A user-space program's own debuginfo as a unit, named by its path
  * (process probes, providers/process.c); NULL without DWARF. */
 struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path);
+char *dwarf_user_debugfile(const char *path);
 
 /* The target's debuginfo is there (the kernel's, or the module's). */
 bool dwarf_available(struct session *s, const char *module);

@@ -635,6 +635,40 @@ struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module)
 	return NULL;
 }
 
+/*
+ * The separate debuginfo of a user-space file, as elfutils' standard
+ * finder looks for it (dwfl_standard_find_debuginfo: by build ID under
+ * .build-id/, then by .gnu_debuglink beside the file, in its .debug/
+ * and under the debug roots), along SYSTEMTAP_DEBUGINFO_PATH when set,
+ * as stap; else its default path (/usr/lib/debug). NULL when the file
+ * has DWARF of its own or none is found; else malloc'd.
+ */
+char *dwarf_user_debugfile(const char *path)
+{
+	char *dipath = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+	const Dwfl_Callbacks cb = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = dipath ? &dipath : NULL,
+	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+	const char *dbg = NULL;
+	char *r = NULL;
+
+	if (!dwfl)
+		return NULL;
+	m = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (m && dwfl_module_getdwarf(m, &bias) &&
+	    dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, &dbg) &&
+	    dbg && strcmp(dbg, path) != 0)
+		r = xstrdup(dbg);
+	dwfl_end(dwfl);
+	return r;
+}
+
 struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path)
 {
 	struct dwarf_ctx *c = dwarf_ctx(s);
@@ -645,8 +679,19 @@ struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path)
 		if (u->user && strcmp(u->path, path) == 0)
 			return u;
 	u = open_kernel_file(path);
-	if (!u)
-		return NULL;
+	if (!u) {
+		/* a stripped file: its -dbg package's DWARF (the same
+		 * addresses), under the file's own name */
+		char *dbg = dwarf_user_debugfile(path);
+
+		if (dbg)
+			u = open_kernel_file(dbg);
+		free(dbg);
+		if (!u)
+			return NULL;
+		free(u->path);
+		u->path = xstrdup(path);
+	}
 	free(u->name);
 	u->name = xstrdup(path);
 	u->user = true;

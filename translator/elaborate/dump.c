@@ -212,6 +212,11 @@ static void listed_vars(struct session *s, struct listed *l,
 	}
 	for (int i = 1; i <= process_mark_nargs(p); i++)
 		fprintf(f, "\n$arg%d:long", i);
+	/* (stap 4.8 lists $argN for .syscall.return too, where they are
+	 * errors, and not its $return) */
+	if (process_is_syscall(p))
+		fputs("\n$syscall:long\n$arg1:long\n$arg2:long\n$arg3:long"
+		      "\n$arg4:long\n$arg5:long\n$arg6:long", f);
 	fclose(f);
 	for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n")) {
 		l->vars = xrealloc(l->vars, (size_t)(l->nvars + 1) *

@@ -75,6 +75,8 @@ enum proc_event {
 	PROC_END,
 	PROC_THREAD_BEGIN,
 	PROC_THREAD_END,
+	PROC_SYSCALL,			/* .syscall */
+	PROC_SYSCALL_RETURN,		/* .syscall.return */
 };
 
 struct dprobe {

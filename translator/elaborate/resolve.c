@@ -577,6 +577,12 @@ static void target_use(struct elab *e, struct expr *x)
 		procfs_value(e, x, false, 0);
 		return;
 	}
+	if (e->probe && process_is_syscall(e->probe) &&
+	    (x->kind == E_TARGET || x->kind == E_CTXVAR)) {
+		if (process_syscall_target(e, x))
+			resolve_expr(e, x);
+		return;
+	}
 	if ((x->kind == E_TARGET || x->kind == E_CTXVAR) &&
 	    strcmp(x->str, "return") == 0 && e->probe &&
 	    !e->probe->is_return) {

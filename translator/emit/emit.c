@@ -994,6 +994,8 @@ static void process_fields(struct em *em, const struct dprobe *p, FILE *o)
 		[PROC_END] = "TP_PROC_END",
 		[PROC_THREAD_BEGIN] = "TP_PROC_THREAD_BEGIN",
 		[PROC_THREAD_END] = "TP_PROC_THREAD_END",
+		[PROC_SYSCALL] = "TP_PROC_SYSCALL",
+		[PROC_SYSCALL_RETURN] = "TP_PROC_SYSCALL_RETURN",
 	};
 
 	if (p->process)

@@ -24,11 +24,17 @@
  * object the program loads (its DT_NEEDED, found as ld.so finds them),
  * named as stap names it, process("PROG").library("/lib/PATH")...; the
  * uprobe is on the library's inode, and fires only in processes whose
- * executable is PROG (runtime/uprobes.c). A stripped library's
- * functions are named by its separate debuginfo (by build ID), with no
- * target variables from there.
+ * executable is PROG (runtime/uprobes.c). A stripped file's functions
+ * and their target variables come from its separate debuginfo, found
+ * by libdwfl's standard finder (dwarf_user_debugfile: build ID,
+ * .gnu_debuglink, SYSTEMTAP_DEBUGINFO_PATH).
  *
- * Not built yet: .syscall, .statement("F@FILE:N"), .inline, inline
+ * .syscall and .syscall.return are task finder events (as .begin),
+ * fired from the raw_syscalls tracepoints (runtime/uprobes.c); their
+ * $syscall, $argN and $return become calls of tapsets/process/
+ * usyscall.stp's __usys_* functions.
+ *
+ * Not built yet: .statement("F@FILE:N"), .inline, inline
  * instances and assembly functions' lines in -l of optimized code.
  */
 #include <dwarf.h>
@@ -98,6 +104,12 @@ static const char *const patterns[] = {
 	"process.library(s).mark(s)",
 	"process.library(s).provider(s).mark(s)",
 	"process(s).statement(s)",			/* 48 */
+	"process(s).syscall",				/* 49 */
+	"process(s).syscall.return",
+	"process(n).syscall",
+	"process(n).syscall.return",
+	"process.syscall",
+	"process.syscall.return",
 	NULL
 };
 
@@ -125,6 +137,10 @@ struct ufunc {
 	const char *cu;
 	bool optimized;
 	bool alias;			/* another name of an earlier entry */
+	size_t twin;			/* a symbol-table name of a DWARF
+					 * function: its index + 1, else 0 */
+	bool no_twin;			/* an IFUNC or a hidden symbol
+					 * version: stands for nothing */
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -303,17 +319,22 @@ static void read_dwarf(struct session *s, struct uprog *u, Elf *elf,
 static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
 			 size_t *cap)
 {
-	Elf_Scn *scn = NULL, *sym = NULL;
+	Elf_Scn *scn = NULL, *sym = NULL, *ver = NULL;
 	GElf_Shdr sh;
-	Elf_Data *d;
+	Elf_Data *d, *vd = NULL;
 
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) &&
 		    (sh.sh_type == SHT_SYMTAB ||
 		     (sh.sh_type == SHT_DYNSYM && !sym)))
 			sym = scn;
+		else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+			ver = scn;
 	if (!sym || !gelf_getshdr(sym, &sh) || !(d = elf_getdata(sym, NULL)))
 		return;
+	/* (.gnu.version goes with .dynsym only) */
+	if (ver && sh.sh_type == SHT_DYNSYM)
+		vd = elf_getdata(ver, NULL);
 	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 		GElf_Sym st;
 		const char *name;
@@ -329,14 +350,24 @@ static void read_symbols(struct session *s, struct uprog *u, Elf *elf,
 			continue;
 		f.name = arena_strdup(&s->arena, name);
 		f.entry = f.prologue = st.st_value;
+		if (GELF_ST_TYPE(st.st_info) == STT_GNU_IFUNC) {
+			f.no_twin = true;
+		} else if (vd) {
+			GElf_Versym vs;
+
+			f.no_twin = gelf_getversym(vd, (int)i, &vs) &&
+				    (vs & 0x8000);
+		}
 		add_fn(u, cap, &f);
 	}
 }
 
-/* Symbols at an address DWARF describes, and repeated names, go. A
- * symbol-table name of an address another symbol names already (glibc's
- * pthread_mutex_init beside __pthread_mutex_init) stays as an alias: a
- * probe may name it, a wildcard does not probe the address twice. */
+/* Repeated names go. A symbol-table name of an address another symbol
+ * or DWARF names already (glibc's pthread_mutex_init beside
+ * __pthread_mutex_init, malloc beside the DWARF's __libc_malloc) stays
+ * as an alias: a probe may name it, a wildcard does not probe the
+ * address twice. An alias of a DWARF function stands for it (as stap:
+ * function("malloc") is __libc_malloc@./malloc/malloc.c:3280). */
 static void dedup(struct uprog *u)
 {
 	size_t k = 0, first = 0;
@@ -344,16 +375,28 @@ static void dedup(struct uprog *u)
 	qsort(u->fns, u->nfns, sizeof(*u->fns), by_entry);
 	for (size_t i = 0; i < u->nfns; i++) {
 		struct ufunc f = u->fns[i];
-		bool dup = false;
 
 		if (k && u->fns[first].entry != f.entry)
 			first = k;
 		else if (k && !f.decl_file) {
-			for (size_t j = first; j < k; j++)
-				dup |= u->fns[j].decl_file != NULL ||
-				       strcmp(u->fns[j].name, f.name) == 0;
-			if (dup)
+			size_t dw = 0;
+			struct ufunc *same = NULL;
+
+			for (size_t j = first; j < k; j++) {
+				if (u->fns[j].decl_file && !dw)
+					dw = j + 1;
+				if (strcmp(u->fns[j].name, f.name) == 0)
+					same = &u->fns[j];
+			}
+			if (!f.no_twin)
+				f.twin = dw;
+			if (same) {
+				/* (a hidden version first, the default one
+				 * after it) */
+				if (!same->decl_file && !same->twin)
+					same->twin = f.twin;
 				continue;
+			}
 			f.alias = true;
 		}
 		u->fns[k++] = f;
@@ -595,17 +638,21 @@ static struct uprog *uprog_open(struct session *s, const char *path)
 	}
 	read_dwarf(s, u, elf, &cap);
 	if (!u->nfns) {
-		/* a stripped library: its -dbg package's DWARF names the
-		 * functions, as stap's (no target variables from there) */
-		int dfd;
-		Elf *dbg = usym_open_debug(elf, &dfd);
+		/* a stripped file: its separate debuginfo's DWARF (the
+		 * -dbg package's, found as elfutils finds it) names the
+		 * functions and has their variables, as stap's */
+		char *dpath = dwarf_user_debugfile(path);
+		int dfd = dpath ? open(dpath, O_RDONLY | O_CLOEXEC) : -1;
+		Elf *dbg = dfd >= 0 ? elf_begin(dfd, ELF_C_READ, NULL) : NULL;
 
 		if (dbg) {
 			read_dwarf(s, u, dbg, &cap);
 			u->sep_debug = u->nfns > 0;
 			elf_end(dbg);
-			close(dfd);
 		}
+		if (dfd >= 0)
+			close(dfd);
+		free(dpath);
 	}
 	read_symbols(s, u, elf, &cap);
 	read_marks(s, u, elf);
@@ -766,15 +813,24 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		filepat = arena_printf(&s->arena, "%.*s",
 				       (int)strcspn(filepat, ":"), filepat);
 	}
+	bool *done = xcalloc(u->nfns + 1, sizeof(*done));
+
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		const char *text;
 		struct dprobe *p;
 		uint64_t off;
 
-		if (wild(fpat) ? f->alias || fnmatch(fpat, f->name, 0) != 0 :
+		if (wild(fpat) ? (f->alias && !f->twin) ||
+				 fnmatch(fpat, f->name, 0) != 0 :
 				 strcmp(fpat, f->name) != 0)
 			continue;
+		/* a DWARF function once, by any of its names */
+		if (f->twin)
+			f = &u->fns[f->twin - 1];
+		if (done[f - u->fns])
+			continue;
+		done[f - u->fns] = true;
 		if (filepat && (!f->decl_file ||
 				(fnmatch(filepat, f->decl_file, 0) != 0 &&
 				 fnmatch(arena_printf(&s->arena, "*/%s",
@@ -789,10 +845,11 @@ static int functions(struct elab *e, const struct probe_point *pp,
 			arena_printf(&s->arena, "%s@%s", f->name, f->decl_file);
 		p = uprobe_emit(e, tmpl, concrete(s, pp, path, text), u,
 				ret ? f->entry : f->prologue, ret);
-		if (f->decl_file && !u->sep_debug)
+		if (f->decl_file)
 			add_site(s, p, f);
 		count++;
 	}
+	free(done);
 	if (!count) {
 		const char **names = xcalloc(u->nfns + 1, sizeof(*names));
 		const char *sim;
@@ -932,6 +989,9 @@ static int events(struct elab *e, const struct probe_point *pp, int pattern,
 		PROC_BEGIN, PROC_END, PROC_THREAD_BEGIN, PROC_THREAD_END,
 	};
 	const struct expr *a = pp->comps->arg;
+	enum proc_event event = pattern >= 49 ?
+		(pattern % 2 ? PROC_SYSCALL : PROC_SYSCALL_RETURN) :
+		ev[(pattern - 5) % 4];
 	const char *path = NULL;
 	struct dprobe *p;
 
@@ -950,7 +1010,7 @@ static int events(struct elab *e, const struct probe_point *pp, int pattern,
 	p = probe_emit(e, tmpl, path ? concrete(s, pp, path, NULL) : pp);
 	p->process = path;
 	p->pid = a && a->kind == E_NUM ? a->num : 0;
-	p->process_event = ev[(pattern - 5) % 4];
+	p->process_event = event;
 	return 1;
 }
 
@@ -1386,14 +1446,24 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 {
 	const char *path;
 
-	if (pattern >= 5 && pattern < 17)
+	if ((pattern >= 5 && pattern < 17) || pattern >= 49)
 		return events(e, pp, pattern, tmpl);
 	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
-		/* process.plt: the -c command's program */
-		const char *cmd = e->s->target_cmd;
+		/* process.plt: the -c command's program, or the program
+		 * the -x process runs now (as stap) */
+		const char *cmd = e->s->target_cmd, *xpid = e->s->target_pid;
 
 		path = cmd ? find_program(e->s, arena_printf(&e->s->arena,
 				"%.*s", (int)strcspn(cmd, " \t"), cmd)) : NULL;
+		if (!cmd && xpid) {
+			path = find_program(e->s, arena_printf(&e->s->arena,
+					    "/proc/%s/exe", xpid));
+			if (!path) {
+				elab_error(e, &pp->comps->loc, "cannot probe "
+					   "pid %s: no such process", xpid);
+				return -1;
+			}
+		}
 		if (!path) {
 			elab_error(e, &pp->comps->loc, "unspecified process "
 				   "probe is invalid without a -c COMMAND");
@@ -1711,6 +1781,65 @@ bool process_mark_target(struct elab *e, struct expr *x)
 		*x = *v;
 		x->next = next;
 	}
+	return true;
+}
+
+/* ---- the context variables of .syscall and .syscall.return ---- */
+
+bool process_is_syscall(const struct dprobe *p)
+{
+	return p->process_event == PROC_SYSCALL ||
+	       p->process_event == PROC_SYSCALL_RETURN;
+}
+
+/* x ($syscall, $argN, $return) becomes a call of the tapset's
+ * __usys_* (tapsets/process/usyscall.stp). False after an error. */
+bool process_syscall_target(struct elab *e, struct expr *x)
+{
+	struct session *s = e->s;
+	bool ret = e->probe->process_event == PROC_SYSCALL_RETURN;
+	const char *kind = ret ? ".syscall.return" : ".syscall";
+	const char *has = ret ? "$syscall and $return" :
+				"$syscall and $arg1 to $arg6";
+	struct expr *v, *next;
+	char *endp;
+	long n;
+
+	if (x->kind == E_CTXVAR) {
+		elab_error(e, &x->loc, "'$$%s' is not available in process"
+			   "(...)%s probes: their context variables are %s",
+			   x->str, kind, has);
+		return false;
+	}
+	if (x->chain || x->pretty || x->addr) {
+		elab_error(e, &x->loc, "'$%s' of a process(...)%s probe is a "
+			   "number: members, pretty printing and '&' do not "
+			   "apply", x->str, kind);
+		return false;
+	}
+	if (strcmp(x->str, "syscall") == 0) {
+		v = call_expr(s, &x->loc, "__usys_nr", NULL);
+	} else if (strcmp(x->str, "return") == 0 && ret) {
+		v = call_expr(s, &x->loc, "__usys_return", NULL);
+	} else if (strncmp(x->str, "arg", 3) == 0 && !ret &&
+		   (n = strtol(x->str + 3, &endp, 10), !*endp &&
+		    x->str[3] != '\0')) {
+		if (n < 1 || n > 6) {
+			elab_error(e, &x->loc, "'$%s': a system call has "
+				   "arguments $arg1 to $arg6", x->str);
+			return false;
+		}
+		v = call_expr(s, &x->loc, "__usys_arg",
+			      num_expr(s, &x->loc, n));
+	} else {
+		elab_error(e, &x->loc, "'$%s' is not available in process"
+			   "(...)%s probes: their context variables are %s",
+			   x->str, kind, has);
+		return false;
+	}
+	next = x->next;		/* x's place in its list */
+	*x = *v;
+	x->next = next;
 	return true;
 }
 

@@ -36,6 +36,9 @@ void process_free(struct session *s);
  * expressions (in place); true when x was one of them (an error was
  * reported if it could not be done). */
 bool process_mark_target(struct elab *e, struct expr *x);
+/* $syscall, $argN, $return of process(...).syscall[.return] */
+bool process_syscall_target(struct elab *e, struct expr *x);
+bool process_is_syscall(const struct dprobe *p);
 /* In a netfilter probe, $hooknum, $skb, ... become the probe's locals
  * __nf_hooknum, __nf_skb, ... (in place: x is then an unresolved E_VAR);
  * true when x was a context variable of the probe (an error was reported

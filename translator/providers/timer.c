@@ -55,7 +55,9 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		return -1;
 	}
 	p = probe_emit(e, tmpl, pp);
-	p->unit = unit;
+	/* timer.profile[.tick] has no unit: it is the per-CPU tick
+	 * (emit.c: TP_PROBE_PROFILE), not an interval timer */
+	p->unit = n ? unit : NULL;
 	p->interval = n ? n->num : 0;
 	p->randomize = r ? r->num : 0;
 	return 1;
