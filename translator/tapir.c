@@ -214,6 +214,12 @@ int main(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
+			if (script_text) {
+				fputs("tapir: only one script can be given on "
+				      "the command line\n", stderr);
+				status = 1;
+				goto out;
+			}
 			script_text = optarg;
 			break;
 		case 'p': {
@@ -286,9 +292,19 @@ int main(int argc, char **argv)
 		case 'o':
 			ro.output = optarg;
 			break;
-		case 's':
+		case 's': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > 4095) {
+				fprintf(stderr, "tapir: invalid buffer size "
+					"'%s' (should be 1-4095)\n", optarg);
+				status = 1;
+				goto out;
+			}
 			ro.bufsize = optarg;
 			break;
+		}
 		case 't':
 			strlist_add(&defines, "STP_TIMING");
 			break;
@@ -364,6 +380,11 @@ int main(int argc, char **argv)
 		default:
 			goto bad_usage;
 		}
+	}
+	if (ro.cmd && ro.xpid) {
+		fputs("tapir: you can't specify -c and -x together\n", stderr);
+		status = 1;
+		goto out;
 	}
 	ro.defines = defines.v;
 	ro.make_vars = make_vars.v;
