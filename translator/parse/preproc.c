@@ -590,6 +590,7 @@ static bool cond_atom(struct cond *c, struct atom *v)
 static bool cond_comparison(struct cond *c)
 {
 	struct atom l, r;
+	size_t op_at;
 	int op;
 
 	if (!cond_atom(c, &l))
@@ -599,7 +600,7 @@ static bool cond_comparison(struct cond *c)
 		cond_error(c, "expected a comparison operator");
 		return false;
 	}
-	c->i++;
+	op_at = c->i++;
 	if (!cond_atom(c, &r))
 		return false;
 	/* CONFIG_ values take the type of the other side */
@@ -621,6 +622,14 @@ static bool cond_comparison(struct cond *c)
 	}
 	if (l.is_num)
 		return compare_result(op, l.num < r.num ? -1 : l.num > r.num);
+	/* arch, runtime, systemtap_privilege and CONFIG_ strings have no
+	 * order: only the versions and literals do, as in stap. */
+	if (op != EQ && op != NE &&
+	    ((l.name && !l.version) || (r.name && !r.version))) {
+		c->i = op_at;
+		cond_error(c, "expected '==' or '!='");
+		return false;
+	}
 	if (l.name || r.name)
 		return string_compare(op, l.str, r.str, l.version || r.version);
 	return compare_result(op, strcmp(l.str, r.str));
