@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -102,6 +103,36 @@ out:
 	unlink(cfile);
 	rmdir(dir);
 	return status;
+}
+
+/*
+ * $TMPDIR must be a folder that kbuild can build in: passes 4 and 5 make
+ * their folders there, and make splits paths at blanks and takes '$',
+ * ':' and '#' for its own. As stap, refuse a bad one before any pass.
+ */
+static bool tmpdir_ok(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (!tmp || !*tmp)
+		return true;
+	if (tmp[strspn(tmp, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,~")]) {
+		fprintf(stderr, "tapir: TMPDIR '%s' has characters kbuild "
+			"cannot build under (only letters, digits and "
+			"-/._+@,~)\n", tmp);
+		return false;
+	}
+	errno = 0;
+	if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    access(tmp, W_OK | X_OK) != 0) {
+		fprintf(stderr, "tapir: TMPDIR '%s' is not a folder tapir can "
+			"write in: %s\n", tmp,
+			strerror(errno ? errno : ENOTDIR));
+		return false;
+	}
+	return true;
 }
 
 static void usage(FILE *out)
@@ -380,6 +411,10 @@ int main(int argc, char **argv)
 		default:
 			goto bad_usage;
 		}
+	}
+	if (!tmpdir_ok()) {
+		status = 1;
+		goto out;
 	}
 	if (ro.cmd && ro.xpid) {
 		fputs("tapir: you can't specify -c and -x together\n", stderr);
