@@ -470,6 +470,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sc = parse_source(s, f);
+	if (!s->errors && s->last_pass == 1 && s->warnings_fatal)
+		check_library(s);
 	prog = NULL;
 	if (!s->errors && s->last_pass >= 2)
 		prog = elaborate(s, sc);
