@@ -247,10 +247,18 @@ static size_t define(struct pp *pp, const struct token *tok, size_t n,
 	struct tokvec params = { 0 };
 	size_t j = i + 2, end;
 
-	if (name->type != IDENT) {
-		pp_error(pp, name->type == END ? &tok[i].loc : &name->loc,
-			 "expected macro name after '@define', saw %s",
-			 token_describe(pp->s, name));
+	bool redefine = name->type == IDENT && name->len == 6 &&
+			memcmp(name->text, "define", 6) == 0;
+
+	if (name->type != IDENT || redefine) {
+		if (redefine)
+			pp_error(pp, &name->loc,
+				 "attempt to redefine '@define'");
+		else
+			pp_error(pp, name->type == END ? &tok[i].loc :
+				 &name->loc, "expected macro name after "
+				 "'@define', saw %s",
+				 token_describe(pp->s, name));
 		if (name->type == END)
 			return i + 1;
 		/* skip the body too, if there is one */
@@ -620,16 +628,18 @@ static bool cond_comparison(struct cond *c)
 		cond_error(c, l.is_num ? "expected a number" : "expected a string");
 		return false;
 	}
-	if (l.is_num)
-		return compare_result(op, l.num < r.num ? -1 : l.num > r.num);
-	/* arch, runtime, systemtap_privilege and CONFIG_ strings have no
-	 * order: only the versions and literals do, as in stap. */
+	/* arch, runtime, systemtap_privilege, guru_mode and CONFIG_ strings
+	 * have no order: only versions, literals and CONFIG_ numbers do, as
+	 * in stap. */
 	if (op != EQ && op != NE &&
-	    ((l.name && !l.version) || (r.name && !r.version))) {
+	    ((l.name && !l.version && (!l.config || !l.is_num)) ||
+	     (r.name && !r.version && (!r.config || !r.is_num)))) {
 		c->i = op_at;
 		cond_error(c, "expected '==' or '!='");
 		return false;
 	}
+	if (l.is_num)
+		return compare_result(op, l.num < r.num ? -1 : l.num > r.num);
 	if (l.name || r.name)
 		return string_compare(op, l.str, r.str, l.version || r.version);
 	return compare_result(op, strcmp(l.str, r.str));
