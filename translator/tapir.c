@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -102,6 +103,36 @@ out:
 	unlink(cfile);
 	rmdir(dir);
 	return status;
+}
+
+/*
+ * $TMPDIR must be a folder that kbuild can build in: passes 4 and 5 make
+ * their folders there, and make splits paths at blanks and takes '$',
+ * ':' and '#' for its own. As stap, refuse a bad one before any pass.
+ */
+static bool tmpdir_ok(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+
+	if (!tmp || !*tmp)
+		return true;
+	if (tmp[strspn(tmp, "abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-@,~")]) {
+		fprintf(stderr, "tapir: TMPDIR '%s' has characters kbuild "
+			"cannot build under (only letters, digits and "
+			"-/._+@,~)\n", tmp);
+		return false;
+	}
+	errno = 0;
+	if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    access(tmp, W_OK | X_OK) != 0) {
+		fprintf(stderr, "tapir: TMPDIR '%s' is not a folder tapir can "
+			"write in: %s\n", tmp,
+			strerror(errno ? errno : ENOTDIR));
+		return false;
+	}
+	return true;
 }
 
 static void usage(FILE *out)
@@ -214,6 +245,12 @@ int main(int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
+			if (script_text) {
+				fputs("tapir: only one script can be given on "
+				      "the command line\n", stderr);
+				status = 1;
+				goto out;
+			}
 			script_text = optarg;
 			break;
 		case 'p': {
@@ -287,9 +324,19 @@ int main(int argc, char **argv)
 		case 'o':
 			ro.output = optarg;
 			break;
-		case 's':
+		case 's': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > 4095) {
+				fprintf(stderr, "tapir: invalid buffer size "
+					"'%s' (should be 1-4095)\n", optarg);
+				status = 1;
+				goto out;
+			}
 			ro.bufsize = optarg;
 			break;
+		}
 		case 't':
 			strlist_add(&defines, "STP_TIMING");
 			break;
@@ -366,6 +413,15 @@ int main(int argc, char **argv)
 			goto bad_usage;
 		}
 	}
+	if (!tmpdir_ok()) {
+		status = 1;
+		goto out;
+	}
+	if (ro.cmd && ro.xpid) {
+		fputs("tapir: you can't specify -c and -x together\n", stderr);
+		status = 1;
+		goto out;
+	}
 	ro.defines = defines.v;
 	ro.make_vars = make_vars.v;
 	ro.params = params.v;
@@ -415,6 +471,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sc = parse_source(s, f);
+	if (!s->errors && s->last_pass == 1 && s->warnings_fatal)
+		check_library(s);
 	prog = NULL;
 	if (!s->errors && s->last_pass >= 2)
 		prog = elaborate(s, sc);

@@ -155,6 +155,9 @@ struct program {
 
 /* Pass 2. Returns NULL when errors were reported. */
 struct program *elaborate(struct session *s, struct script *user);
+/* Pass 1 under -W: parse the library (and -I folders) as stap does, so
+ * that a tapset with errors is an error, not a skipped file. */
+void check_library(struct session *s);
 
 /* Listings: -p2, -l, -L, --dump-*. */
 void dump_program(FILE *out, const struct program *prog);

@@ -47,12 +47,26 @@ static void index_file(struct session *s, struct tapset_index *idx,
 {
 	struct srcfile *src = session_read_file(s, path, true);
 	struct tapset_file *f;
+	int errors = s->errors;
+	struct script *sc;
 
 	if (!src)
 		return;
+	sc = parse_source(s, src);
+	/* As stap: a library file that does not parse is left out with a
+	 * warning, unless -W makes that an error. */
+	if (s->errors > errors && !s->warnings_fatal) {
+		s->errors = errors;
+		if (!s->no_warnings) {
+			fprintf(s->err, "%s: warning: tapset has errors, and "
+				"will be skipped\n", path);
+			s->warnings++;
+		}
+		return;
+	}
 	f = ANEW(&s->arena, struct tapset_file);
 	f->src = src;
-	f->script = parse_source(s, src);
+	f->script = sc;
 	f->next = idx->files;
 	idx->files = f;
 	for (const struct decl *d = f->script->decls; d; d = d->next) {
@@ -149,6 +163,11 @@ struct tapset_index *tapset_index_build(struct session *s)
 	for (int i = 0; i < s->ninclude; i++)
 		index_tree(s, idx, s->include_dirs[i], 0);
 	return idx;
+}
+
+void check_library(struct session *s)
+{
+	tapset_index_build(s);
 }
 
 /* Definitions of a script (the user's, or a tapset's when f is set). */

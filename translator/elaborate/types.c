@@ -76,6 +76,25 @@ static bool sym_arity(struct elab *e, struct symbol *sym, int n,
 		sym->mismatch_reported = true;
 		return false;
 	}
+	/* global a[N] and global a% declare arrays: as stap, a scalar use
+	 * is an error, whichever use comes first. */
+	if (n == 0 && sym->global && (sym->size || sym->wrap)) {
+		if (!sym->mismatch_reported) {
+			if (sym->wrap)
+				elab_error(e, &sym->loc, "wrapping not "
+					   "supported for scalars: '%s'",
+					   sym->name);
+			else
+				elab_error(e, l, "array '%s' used as a scalar",
+					   sym->name);
+			elab_note(e, sym->wrap ? l : &sym->loc, sym->wrap ?
+				  "'%s' is used as a scalar here" :
+				  "'%s' was declared as an array here",
+				  sym->name);
+		}
+		sym->mismatch_reported = true;
+		return false;
+	}
 	if (sym->arity < 0) {
 		sym->arity = n;
 		e->changed = true;

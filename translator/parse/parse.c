@@ -6,6 +6,35 @@
 #include "parse.h"
 #include "parse/parser.h"
 #include "preproc.h"
+#include "diag.h"
+#include "strmap.h"
+
+/* A file declares each global once, as stap checks while parsing: twice
+ * is an error, and so is a global that is also private. */
+static void duplicate_globals(struct session *s, const struct decl *decls)
+{
+	struct strmap seen = { 0 };
+
+	for (const struct decl *d = decls; d; d = d->next) {
+		const struct decl *first;
+
+		if (d->kind != D_GLOBAL)
+			continue;
+		first = strmap_get(&seen, d->name);
+		if (!first) {
+			strmap_add(&s->arena, &seen, d->name, (void *)d);
+			continue;
+		}
+		if (first->private_ != d->private_)
+			diag_at(s, &d->loc, "parse error", "global and private "
+				"declarations of '%s' conflict (the first is on "
+				"line %d)", d->name, first->loc.line);
+		else
+			diag_at(s, &d->loc, "parse error", "duplicate global "
+				"variable '%s' (first declared on line %d)",
+				d->name, first->loc.line);
+	}
+}
 
 struct script *parse_source(struct session *s, const struct srcfile *f)
 {
@@ -24,6 +53,7 @@ struct script *parse_source(struct session *s, const struct srcfile *f)
 	lex_file(s, f, &raw);
 	preprocess(s, &raw, &p.toks);
 	yyparse(&p);
+	duplicate_globals(s, p.decls);
 	/* a script must declare something (a library file may not) */
 	if (!f->privileged && !p.decls && s->errors == errors) {
 		struct loc l = { .file = f, .line = 1, .col = 1 };

@@ -247,10 +247,18 @@ static size_t define(struct pp *pp, const struct token *tok, size_t n,
 	struct tokvec params = { 0 };
 	size_t j = i + 2, end;
 
-	if (name->type != IDENT) {
-		pp_error(pp, name->type == END ? &tok[i].loc : &name->loc,
-			 "expected macro name after '@define', saw %s",
-			 token_describe(pp->s, name));
+	bool redefine = name->type == IDENT && name->len == 6 &&
+			memcmp(name->text, "define", 6) == 0;
+
+	if (name->type != IDENT || redefine) {
+		if (redefine)
+			pp_error(pp, &name->loc,
+				 "attempt to redefine '@define'");
+		else
+			pp_error(pp, name->type == END ? &tok[i].loc :
+				 &name->loc, "expected macro name after "
+				 "'@define', saw %s",
+				 token_describe(pp->s, name));
 		if (name->type == END)
 			return i + 1;
 		/* skip the body too, if there is one */
@@ -590,6 +598,7 @@ static bool cond_atom(struct cond *c, struct atom *v)
 static bool cond_comparison(struct cond *c)
 {
 	struct atom l, r;
+	size_t op_at;
 	int op;
 
 	if (!cond_atom(c, &l))
@@ -599,7 +608,7 @@ static bool cond_comparison(struct cond *c)
 		cond_error(c, "expected a comparison operator");
 		return false;
 	}
-	c->i++;
+	op_at = c->i++;
 	if (!cond_atom(c, &r))
 		return false;
 	/* CONFIG_ values take the type of the other side */
@@ -617,6 +626,16 @@ static bool cond_comparison(struct cond *c)
 	if (l.is_num != r.is_num) {
 		c->i--;
 		cond_error(c, l.is_num ? "expected a number" : "expected a string");
+		return false;
+	}
+	/* arch, runtime, systemtap_privilege, guru_mode and CONFIG_ strings
+	 * have no order: only versions, literals and CONFIG_ numbers do, as
+	 * in stap. */
+	if (op != EQ && op != NE &&
+	    ((l.name && !l.version && (!l.config || !l.is_num)) ||
+	     (r.name && !r.version && (!r.config || !r.is_num)))) {
+		c->i = op_at;
+		cond_error(c, "expected '==' or '!='");
 		return false;
 	}
 	if (l.is_num)
