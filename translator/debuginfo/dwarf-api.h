@@ -149,6 +149,8 @@ struct dwarf_unit *dwarf_user_unit(struct session *s, const char *path);
 bool dwarf_available(struct session *s, const char *module);
 /* The package that holds the kernel's debuginfo: "linux-image-R-dbg". */
 const char *dwarf_package(struct session *s);
+/* The kernel's debuginfo (vmlinux) as an ELF file, NULL without it. */
+Elf *dwarf_kernel_elf(struct session *s);
 
 /* Sites matching q, in CU and DIE order. Returns the count (sites in
  * *out, arena-allocated), or -1 after setting *why (no debuginfo, no
