@@ -349,6 +349,11 @@ struct dwarf_access {
 void dwarf_resolve_probe(struct elab *e, struct dprobe *p);
 void dwarf_resolve_function(struct elab *e, struct stmt *body);
 
+/* Autocast: a value pointing at the kernel's type (an embedded-C
+ * function saying "autocast: struct task_struct"), NULL without the
+ * kernel's debuginfo or the type. */
+const struct dwarf_access *dwarf_named_type(struct session *s,
+					    const char *type);
 /* Autocast: resolve x (E_AUTOCAST: x->a's value followed by ->member,
  * [i]) as a @cast of x->a to the object type of 'base', the access whose
  * value x->a carries (base->obj set). p: the probe whose body holds x,

@@ -1546,6 +1546,25 @@ struct dwarf_access *autocast(struct vctx *v, struct expr *x,
 			   x->addr, &x->loc);
 }
 
+const struct dwarf_access *dwarf_named_type(struct session *s,
+					    const char *type)
+{
+	struct dwarf_unit *u = dwarf_unit_for(s, NULL);
+	struct dwarf_access *a;
+	Dwarf_Die t, *d;
+
+	if (!u || !dwt_find(s, u, type, &t))
+		return NULL;
+	a = ANEW(&s->arena, struct dwarf_access);
+	d = ANEW(&s->arena, Dwarf_Die);
+	*d = t;
+	a->text = type;
+	a->obj = d;
+	a->obj_name = dwt_name(s, d);
+	a->pointer = true;
+	return a;
+}
+
 bool dwarf_autocast(struct elab *e, struct dprobe *p, struct expr *x,
 		    const struct dwarf_access *base)
 {

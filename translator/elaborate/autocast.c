@@ -29,11 +29,31 @@ struct autocast {
 /* An access that failed to build: reported once, never retried. */
 static const struct dwarf_access failed;
 
-static const struct dwarf_access *value_type(const struct expr *x)
+/* An embedded-C function saying what its value points at
+ * ("/ * autocast: struct task_struct * /", as task_current()). */
+static const struct dwarf_access *embedded_type(struct session *s,
+						struct function *fn)
+{
+	const char *code = fn->decl->code, *t, *end;
+
+	if (fn->dwtype || fn->dwmixed || !code ||
+	    !(t = strstr(code, "/* autocast: ")) ||
+	    !(end = strstr(t, " */")))
+		return fn->dwtype;
+	t += strlen("/* autocast: ");
+	fn->dwtype = dwarf_named_type(s, arena_strndup(&s->arena, t,
+						       (size_t)(end - t)));
+	/* asked once: without debuginfo it stays untyped */
+	fn->dwmixed = !fn->dwtype;
+	return fn->dwtype;
+}
+
+static const struct dwarf_access *value_type(struct session *s,
+					     const struct expr *x)
 {
 	const struct dwarf_access *a;
 	const struct symbol *sym;
-	const struct function *fn;
+	struct function *fn;
 
 	if (!x)
 		return NULL;
@@ -49,12 +69,14 @@ static const struct dwarf_access *value_type(const struct expr *x)
 		return sym && !sym->dwmixed ? sym->dwtype : NULL;
 	case E_CALL:
 		fn = x->ref;
+		if (fn && !fn->decl->body)
+			return embedded_type(s, fn);
 		return fn && !fn->dwmixed ? fn->dwtype : NULL;
 	case E_TERNARY:
-		a = value_type(x->b);
-		return a ? a : value_type(x->c);
+		a = value_type(s, x->b);
+		return a ? a : value_type(s, x->c);
 	case E_ASSIGN:
-		return x->op == OP_ASSIGN ? value_type(x->b) : NULL;
+		return x->op == OP_ASSIGN ? value_type(s, x->b) : NULL;
 	default:
 		return NULL;
 	}
@@ -81,10 +103,17 @@ static void merge(struct autocast *ac, const void **have, bool *mixed,
 
 static void member_access(struct autocast *ac, struct expr *x)
 {
-	const struct dwarf_access *t = value_type(x->a);
+	const struct dwarf_access *t = value_type(ac->e->s, x->a);
 
 	if (x->ref)
 		return;
+	if (t && x->pretty) {
+		elab_error(ac->e, &x->loc, "pretty printing ('%s' after the "
+			   "member) of a typed value is not supported yet: "
+			   "print its members", x->pretty == 2 ? "$$" : "$");
+		x->ref = (void *)&failed;
+		return;
+	}
 	if (t) {
 		if (!dwarf_autocast(ac->e, ac->probe, x, t))
 			x->ref = (void *)&failed;
@@ -123,7 +152,7 @@ static void walk_expr(struct autocast *ac, struct expr *x)
 
 		if (!sym->param)
 			merge(ac, &sym->dwtype, &sym->dwmixed,
-			      value_type(x->b));
+			      value_type(ac->e->s, x->b));
 	}
 }
 
@@ -141,7 +170,7 @@ static void walk_stmts(struct autocast *ac, struct stmt *st)
 		walk_stmts(ac, st->else_body);
 		if (st->kind == S_RETURN && ac->fn)
 			merge(ac, &ac->fn->dwtype, &ac->fn->dwmixed,
-			      value_type(st->e));
+			      value_type(ac->e->s, st->e));
 	}
 }
 
