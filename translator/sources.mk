@@ -19,6 +19,7 @@ translator_libtapir_a_SOURCES = \
 	translator/elaborate/elab.h translator/elaborate/elab-internal.h \
 	translator/elaborate/tapset.c translator/elaborate/resolve.c \
 	translator/elaborate/types.c translator/elaborate/probes.c \
+	translator/elaborate/autocast.c \
 	translator/elaborate/optimize.c translator/elaborate/dump.c \
 	translator/elaborate/entry.c \
 	translator/providers/provider.h \

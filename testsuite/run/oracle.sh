@@ -78,7 +78,7 @@ if [ "${1:-}" = --build ]; then
 	rm -rf "$O/build/$n" && mkdir -p "$O/build/$n" && cp "$n.stp" "$O/build/$n/" || exit 2
 	cd "$O/build/$n" || exit 2
 	kb=$O/kbuild x=()
-	if grep -qE '(symname|symdata|probefunc|backtrace|_syms|modname)[[:space:]]*\(' "$n.stp"; then
+	if grep -qE '(symname|symdata|symfileline|symfile|symline|probefunc|backtrace|_syms|modname)[[:space:]]*\(' "$n.stp"; then
 		kb=$O/kbuild-ksyms x=(-d kernel)
 	fi
 	[ -n "${TIER_TREE:-}" ] && kb=$TIER_TREE

@@ -150,6 +150,8 @@ char *dwarf_user_debugfile(const char *path);
 bool dwarf_available(struct session *s, const char *module);
 /* The package that holds the kernel's debuginfo: "linux-image-R-dbg". */
 const char *dwarf_package(struct session *s);
+/* The kernel's debuginfo (vmlinux) as an ELF file, NULL without it. */
+Elf *dwarf_kernel_elf(struct session *s);
 
 /* Sites matching q, in CU and DIE order. Returns the count (sites in
  * *out, arena-allocated), or -1 after setting *why (no debuginfo, no
@@ -332,6 +334,12 @@ struct dwarf_access {
 	unsigned bit_offset, bit_size;	/* BITFIELD */
 	const char *type;		/* the value's C type, stap spelling */
 	bool pointer;			/* the value is a pointer */
+	/* autocast: the type of the object the value points at (a
+	 * Dwarf_Die, NULL when not a pointer to a known type: void *, a
+	 * BTF access), and its name, which decides whether two values
+	 * have the same type */
+	const void *obj;
+	const char *obj_name;
 };
 
 /* ---- pass 2 entry points ---- */
@@ -342,6 +350,18 @@ struct dwarf_access {
  * printing rewritten, every remaining access resolved (expr.ref). */
 void dwarf_resolve_probe(struct elab *e, struct dprobe *p);
 void dwarf_resolve_function(struct elab *e, struct stmt *body);
+
+/* Autocast: a value pointing at the kernel's type (an embedded-C
+ * function saying "autocast: struct task_struct"), NULL without the
+ * kernel's debuginfo or the type. */
+const struct dwarf_access *dwarf_named_type(struct session *s,
+					    const char *type);
+/* Autocast: resolve x (E_AUTOCAST: x->a's value followed by ->member,
+ * [i]) as a @cast of x->a to the object type of 'base', the access whose
+ * value x->a carries (base->obj set). p: the probe whose body holds x,
+ * NULL in a function. False after an error. */
+bool dwarf_autocast(struct elab *e, struct dprobe *p, struct expr *x,
+		    const struct dwarf_access *base);
 
 /* -L: " $file:struct file* $buf:char* ..." for the site (and $return
  * first for return probes), as stap -L prints it. */

@@ -219,5 +219,8 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 			    const struct loc *l);
 struct dwarf_access *cast(struct vctx *v, struct expr *x);
 struct dwarf_access *atvar(struct vctx *v, struct expr *x);
+/* x (E_AUTOCAST) as a @cast of x->a to base's object type */
+struct dwarf_access *autocast(struct vctx *v, struct expr *x,
+			      const struct dwarf_access *base);
 
 #endif

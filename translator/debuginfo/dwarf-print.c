@@ -444,8 +444,8 @@ static void dump_expr(FILE *out, const struct expr *x)
 {
 	if (!x)
 		return;
-	if ((x->kind == E_TARGET || x->kind == E_CAST || x->kind == E_ATVAR) &&
-	    x->ref) {
+	if ((x->kind == E_TARGET || x->kind == E_CAST || x->kind == E_ATVAR ||
+	     x->kind == E_AUTOCAST) && x->ref) {
 		const struct dwarf_access *a = x->ref;
 
 		fprintf(out, "  %s:%s = ", a->text, a->type ? a->type : "?");

@@ -946,6 +946,16 @@ bool signed_type(Dwarf_Die *t)
 }
 
 /* The result of the access: a value loaded, a bitfield, or an address. */
+/* Autocast: a names the object its value points at (obj), of type t. */
+static void set_obj(struct vctx *v, struct dwarf_access *a, Dwarf_Die *t)
+{
+	Dwarf_Die *d = ANEW(&v->s->arena, Dwarf_Die);
+
+	*d = *t;
+	a->obj = d;
+	a->obj_name = dwt_name(v->s, d);
+}
+
 static bool finish(struct vctx *v, struct builder *b, struct dwarf_access *a,
 		   bool addr, const struct loc *l)
 {
@@ -965,6 +975,7 @@ static bool finish(struct vctx *v, struct builder *b, struct dwarf_access *a,
 		a->size = 8;
 		a->type = arena_printf(&v->s->arena, "%s*",
 				       a->type ? a->type : "void");
+		set_obj(v, a, &b->type);
 		return true;
 	}
 	if (!dwt_peel(&b->type, &t)) {
@@ -980,6 +991,12 @@ static bool finish(struct vctx *v, struct builder *b, struct dwarf_access *a,
 		a->result = DWARF_RES_ADDRESS;
 		a->pointer = true;
 		a->size = 8;
+		if (tag == DW_TAG_array_type) {
+			Dwarf_Die elem;
+
+			if (die_type(&t, &elem))
+				set_obj(v, a, &elem);
+		}
 		return true;
 	}
 	if (is_aggregate(tag)) {
@@ -1005,6 +1022,12 @@ static bool finish(struct vctx *v, struct builder *b, struct dwarf_access *a,
 	a->size = (unsigned)size;
 	a->pointer = tag == DW_TAG_pointer_type;
 	a->is_signed = !a->pointer && signed_type(&t);
+	if (a->pointer) {
+		Dwarf_Die to;
+
+		if (die_type(&t, &to))
+			set_obj(v, a, &to);
+	}
 	if (b->have_member && b->n &&
 	    b->steps[b->n - 1].kind == DWARF_STEP_OFFSET) {
 		Dwarf_Attribute at;
@@ -1490,6 +1513,70 @@ struct dwarf_access *cast(struct vctx *v, struct expr *x)
 	}
 	return build_chain(v, a, &type, true, true, x->chain, x->addr,
 			   &x->loc);
+}
+
+struct dwarf_access *autocast(struct vctx *v, struct expr *x,
+			      const struct dwarf_access *base)
+{
+	struct dwarf_access *a = ANEW(&v->s->arena, struct dwarf_access);
+	char *head = NULL, *text;
+	size_t len = 0;
+	FILE *f = open_memstream(&head, &len);
+
+	if (!f)
+		out_of_memory();
+	switch (x->a->kind) {
+	case E_VAR: case E_INDEX: case E_CALL: case E_TARGET: case E_CAST:
+	case E_ATVAR: case E_AUTOCAST:
+		print_expr(f, x->a);
+		break;
+	default:
+		fputc('(', f);
+		print_expr(f, x->a);
+		fputc(')', f);
+	}
+	fclose(f);
+	text = chain_text(head, x->chain);
+	a->text = arena_strdup(&v->s->arena, text);
+	free(text);
+	free(head);
+	a->site = v->site;
+	a->cast = x->a;
+	return build_chain(v, a, (Dwarf_Die *)base->obj, true, true, x->chain,
+			   x->addr, &x->loc);
+}
+
+const struct dwarf_access *dwarf_named_type(struct session *s,
+					    const char *type)
+{
+	struct dwarf_unit *u = dwarf_unit_for(s, NULL);
+	struct dwarf_access *a;
+	Dwarf_Die t, *d;
+
+	if (!u || !dwt_find(s, u, type, &t))
+		return NULL;
+	a = ANEW(&s->arena, struct dwarf_access);
+	d = ANEW(&s->arena, Dwarf_Die);
+	*d = t;
+	a->text = type;
+	a->obj = d;
+	a->obj_name = dwt_name(s, d);
+	a->pointer = true;
+	return a;
+}
+
+bool dwarf_autocast(struct elab *e, struct dprobe *p, struct expr *x,
+		    const struct dwarf_access *base)
+{
+	struct vctx v;
+	struct dwarf_access *a;
+
+	ctx_init(&v, e, p);
+	a = autocast(&v, x, base);
+	free(v.scopes);
+	if (a)
+		x->ref = a;
+	return a != NULL;
 }
 
 /* Does file (a glob, or the last components of a path) name path? */

@@ -581,6 +581,7 @@ static void set_num(struct expr *x, int64_t n)
 }
 
 static bool resolve_node(struct vctx *v, struct expr *x);
+static bool fold_expr(struct vctx *v, struct expr *x);
 
 /* @defined(e): does e resolve here? Its diagnostics are held back. */
 static bool defined(struct vctx *v, struct expr *x)
@@ -783,6 +784,29 @@ static bool resolve_node(struct vctx *v, struct expr *x)
 	case E_ATVAR:
 		a = atvar(v, x);
 		break;
+	case E_AUTOCAST:
+		/* only @defined() comes here: its value's type must show
+		 * without the rounds over locals and functions (autocast.c) */
+		fold_expr(v, x->a);
+		walk_expr(v, x->a, false);
+		{
+			const struct expr *base = x->a;
+			const struct dwarf_access *t = NULL;
+
+			while (base && base->kind == E_TERNARY)
+				base = base->b && base->b->ref ? base->b : base->c;
+			if (base && (base->kind == E_TARGET ||
+				     base->kind == E_CAST ||
+				     base->kind == E_ATVAR ||
+				     base->kind == E_AUTOCAST) && !base->pretty)
+				t = base->ref;
+			if (!t || !t->obj) {
+				v->failed = true;
+				return false;
+			}
+			a = autocast(v, x, t);
+		}
+		break;
 	default:
 		return true;
 	}
@@ -836,6 +860,13 @@ static void walk_expr(struct vctx *v, struct expr *x, bool folding)
 	case E_ATVAR:
 		if (!x->ref)
 			resolve_node(v, x);
+		return;
+	case E_AUTOCAST:
+		/* its base and indexes here; the member access once the
+		 * types are known (elaborate/autocast.c) */
+		walk_expr(v, x->a, false);
+		for (struct chain *c = x->chain; c; c = c->next)
+			walk_expr(v, c->index, false);
 		return;
 	case E_AT:
 		if (x->op != AT_OP_ENTRY)

@@ -606,6 +606,13 @@ static struct dwarf_unit *open_module(const char *name, const char *path)
 	return u;
 }
 
+Elf *dwarf_kernel_elf(struct session *s)
+{
+	struct dwarf_unit *u = dwarf_unit_for(s, NULL);
+
+	return u ? u->elf : NULL;
+}
+
 struct dwarf_unit *dwarf_unit_for(struct session *s, const char *module)
 {
 	struct dwarf_ctx *c = dwarf_ctx(s);

@@ -103,6 +103,9 @@ const char *nearest_names(struct session *s, const char *word,
 /* types.c */
 void types_infer(struct elab *e);
 
+/* autocast.c */
+void autocast_resolve(struct elab *e);
+
 /* optimize.c */
 void optimize_program(struct elab *e);
 void warn_unassigned(struct elab *e);

@@ -38,6 +38,10 @@ struct symbol {
 	struct loc read_loc;		/* where it is first read */
 	bool print_at_exit;		/* a global written but never read */
 	const struct expr *hist;	/* the histogram it is used with */
+	/* autocast (autocast.c): the typed value assigned to it (a struct
+	 * dwarf_access), unless two assignments disagree (dwmixed) */
+	const void *dwtype;
+	bool dwmixed;
 	struct symbol *next;
 };
 
@@ -59,6 +63,8 @@ struct function {
 	unsigned mark;			/* graph walks */
 	signed char no_effect;		/* optimize.c: 0 not known yet,
 					 * 1 none, -1 some, 2 being looked at */
+	const void *dwtype;		/* autocast: its returns' type */
+	bool dwmixed;
 	struct function *overload;	/* lower priority, same name and arity */
 	struct function *next;
 };

@@ -1130,6 +1130,8 @@ struct program *elaborate(struct session *s, struct script *user)
 		f->nwrites = f->ncallees = 0;
 	}
 	check_duplicates(&e);
+	if (s->errors == errors)
+		autocast_resolve(&e);	/* ->member of typed values */
 	if (s->errors == errors) {
 		if (!s->keep_unused)
 			warn_unassigned(&e);

@@ -781,12 +781,9 @@ static struct val target(struct body *b, struct expr *x, const char *store)
 	const char **idx = NULL;
 	int nidx = 0;
 
-	if (x->kind == E_AUTOCAST || !a) {
-		em_error(em, &x->loc, "%s cannot be translated: %s",
-			 x->kind == E_AUTOCAST ? "this member access of a typed "
-			 "value (@cast-free autocast)" : "this target variable",
-			 x->kind == E_AUTOCAST ? "not supported yet" :
-			 "pass 2 did not resolve it");
+	if (!a) {
+		em_error(em, &x->loc, "this target variable cannot be "
+			 "translated: pass 2 did not resolve it");
 		return mkval("0", TYPE_LONG, true);
 	}
 	if (x->type == TYPE_STRING) {

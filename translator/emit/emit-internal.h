@@ -260,6 +260,7 @@ void emit_trace_fields(struct em *em, const struct dprobe *p,
 /* emit-usym.c: the user-space binaries' symbol and unwind tables, for
  * a program calling embedded C that says pragma:usyms */
 void emit_usym_tables(struct em *em, FILE *o);
+void emit_kline_table(struct em *em, FILE *o);
 void emit_usym_module_fields(struct em *em, FILE *o);
 
 #endif

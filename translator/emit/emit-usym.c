@@ -482,8 +482,12 @@ static int by_pc(const void *a, const void *b)
 /* The line rows of elf's DWARF: each line table row's address, line
  * and file, an end of sequence as line 0; sorted, one row per address
  * (the last the table gives for it). */
-static void read_lines(struct session *s, struct ubin *b, Elf *elf)
+/* The DWARF line table of elf into rows by pc (their file an index of
+ * *names). */
+static void line_rows(struct session *s, Elf *elf, struct uline **rows,
+		      size_t *nrows, const char ***names, size_t *nnames)
 {
+	struct ubin one = { 0 }, *b = &one;
 	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	struct strmap files = { 0 };
 	Dwarf_Off off = 0, next;
@@ -536,6 +540,10 @@ static void read_lines(struct session *s, struct ubin *b, Elf *elf)
 		off = next;
 	}
 	dwarf_end(dw);
+	*rows = b->lines;
+	*nrows = b->nlines;
+	*names = b->files;
+	*nnames = b->nfiles;
 	if (!b->nlines)
 		return;
 	/* at one address the last row wins, but an end of sequence does
@@ -547,7 +555,12 @@ static void read_lines(struct session *s, struct ubin *b, Elf *elf)
 		else if (b->lines[i].line || !b->lines[k].line)
 			b->lines[k] = b->lines[i];
 	}
-	b->nlines = k + 1;
+	*nrows = k + 1;
+}
+
+static void read_lines(struct session *s, struct ubin *b, Elf *elf)
+{
+	line_rows(s, elf, &b->lines, &b->nlines, &b->files, &b->nfiles);
 }
 
 static bool read_binary(struct session *s, struct ubin *b, bool lines)
@@ -751,4 +764,197 @@ void emit_usym_module_fields(struct em *em, FILE *o)
 	if (nubins)
 		fputs("\t.ubins = tpg_ubins,\n"
 		      "\t.nubins = ARRAY_SIZE(tpg_ubins),\n", o);
+}
+
+/* ---- kernel source lines (symfileline(): "pragma:klines") ----
+ *
+ * The vmlinux line table, every row of it (a profile samples any
+ * address), compacted: rows that repeat the previous row's file and
+ * line go, the rest are coded in blocks of KLINE_BLOCK rows. A block
+ * starts with its first row in tpg_kline_idx (pc, line, file: what a
+ * binary search finds) and continues in tpg_kline_data, each row as the
+ * ULEB128 of (pc delta << 1 | file changed), the new file's index when
+ * it changed, and the zigzag ULEB128 of the line delta. A lookup decodes
+ * at most one block. Addresses are link-time offsets from the first
+ * row's; the run-time address of kfree gives the image's KASLR shift.
+ * Line 0 (an end of sequence) means no line. */
+
+#define KLINE_BLOCK 64
+
+struct bytes {
+	unsigned char *v;
+	size_t n, cap;
+};
+
+static void uleb(struct bytes *b, uint64_t v)
+{
+	do {
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 1 << 16;
+			b->v = xrealloc(b->v, b->cap);
+		}
+		b->v[b->n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b->v[b->n] |= 0x80;
+		b->n++;
+	} while (v);
+}
+
+static bool elf_func_addr(Elf *elf, const char *name, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		strndx = sh.sh_link;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !(n = elf_strptr(elf, strndx, sym.st_name)) ||
+			    strcmp(n, name) != 0)
+				continue;
+			*addr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void kline_lookup_fn(FILE *o, bool have)
+{
+	fputs("int tapir_kline(unsigned long addr, const char **file, "
+	      "unsigned int *line);\n"
+	      "int tapir_kline(unsigned long addr, const char **file, "
+	      "unsigned int *line)\n{\n", o);
+	if (!have) {
+		fputs("\treturn -ENOENT;\n}\n\n", o);
+		return;
+	}
+	fputs("\tunsigned long a = addr - ((unsigned long)&kfree - "
+	      "TPG_KLINE_KFREE) - TPG_KLINE_BASE;\n"
+	      "\tunsigned int lo = 0, hi = ARRAY_SIZE(tpg_kline_idx), n, i;\n"
+	      "\tconst unsigned char *p;\n"
+	      "\tu32 pc, ln, f;\n\n"
+	      "\tif (addr < (unsigned long)&kfree - TPG_KLINE_KFREE + "
+	      "TPG_KLINE_BASE || a > 0xffffffffUL ||\n"
+	      "\t    a < tpg_kline_idx[0].pc)\n"
+	      "\t\treturn -ENOENT;\n"
+	      "\twhile (hi - lo > 1) {\n"
+	      "\t\tunsigned int mid = lo + (hi - lo) / 2;\n\n"
+	      "\t\tif (tpg_kline_idx[mid].pc <= a)\n"
+	      "\t\t\tlo = mid;\n"
+	      "\t\telse\n"
+	      "\t\t\thi = mid;\n"
+	      "\t}\n"
+	      "\tpc = tpg_kline_idx[lo].pc;\n"
+	      "\tln = tpg_kline_idx[lo].line;\n"
+	      "\tf = tpg_kline_idx[lo].file;\n"
+	      "\tp = (const unsigned char *)tpg_kline_data + "
+	      "tpg_kline_idx[lo].off;\n"
+	      "\tn = lo + 1 < ARRAY_SIZE(tpg_kline_idx) ? "
+	      "TPG_KLINE_BLOCK : TPG_KLINE_LAST;\n"
+	      "\tfor (i = 1; i < n; i++) {\n"
+	      "\t\tu64 d = tp_kline_uleb(&p), nf = f, z;\n\n"
+	      "\t\tif (d & 1)\n"
+	      "\t\t\tnf = tp_kline_uleb(&p);\n"
+	      "\t\tz = tp_kline_uleb(&p);\n"
+	      "\t\tif (pc + (d >> 1) > a)\n"
+	      "\t\t\tbreak;\n"
+	      "\t\tpc += d >> 1;\n"
+	      "\t\tln += (z & 1) ? -(u32)(z >> 1) - 1 : (u32)(z >> 1);\n"
+	      "\t\tf = nf;\n"
+	      "\t}\n"
+	      "\tif (!ln || f >= ARRAY_SIZE(tpg_kfile))\n"
+	      "\t\treturn -ENOENT;\n"
+	      "\t*file = tpg_kfile[f];\n"
+	      "\t*line = ln;\n"
+	      "\treturn 0;\n}\n\n", o);
+}
+
+void emit_kline_table(struct em *em, FILE *o)
+{
+	Elf *elf;
+	struct uline *rows = NULL;
+	const char **files = NULL;
+	size_t nrows = 0, nfiles = 0, k = 0;
+	uint64_t kfree_addr = 0, base;
+	struct bytes data = { 0 };
+
+	if (!wants(em, "/* pragma:klines */"))
+		return;
+	fputs("/* ---- kernel source lines (symfileline) ---- */\n\n", o);
+	elf = dwarf_kernel_elf(em->s);
+	if (elf && elf_func_addr(elf, "kfree", &kfree_addr))
+		line_rows(em->s, elf, &rows, &nrows, &files, &nfiles);
+	if (!nrows) {
+		/* no debuginfo: every address prints in hex */
+		kline_lookup_fn(o, false);
+		return;
+	}
+	/* keep the rows that change the file or the line */
+	for (size_t i = 1; i < nrows; i++)
+		if (rows[i].line != rows[k].line || rows[i].file != rows[k].file)
+			rows[++k] = rows[i];
+	nrows = k + 1;
+	while (nrows && rows[nrows - 1].pc - rows[0].pc > UINT32_MAX)
+		nrows--;
+	base = rows[0].pc;
+	fprintf(o, "/* %zu rows in %zu files */\n"
+		"#define TPG_KLINE_KFREE %#llxUL\n"
+		"#define TPG_KLINE_BASE %#llxUL\n"
+		"#define TPG_KLINE_BLOCK %d\n"
+		"#define TPG_KLINE_LAST %zu\n"
+		"static const char *const tpg_kfile[] = {\n", nrows, nfiles,
+		(unsigned long long)kfree_addr, (unsigned long long)base,
+		KLINE_BLOCK, (nrows - 1) % KLINE_BLOCK + 1);
+	for (size_t i = 0; i < nfiles; i++)
+		fprintf(o, "\t%s,\n", c_string(em, files[i], strlen(files[i])));
+	fputs("};\nstatic const struct { u32 pc, off, line, file; } "
+	      "tpg_kline_idx[] = {\n", o);
+	for (size_t i = 0; i < nrows; i++) {
+		int64_t dl;
+		bool nf;
+
+		if (i % KLINE_BLOCK == 0) {
+			fprintf(o, "\t{ %#llx, %zu, %u, %u },\n",
+				(unsigned long long)(rows[i].pc - base), data.n,
+				rows[i].line, rows[i].file);
+			continue;
+		}
+		nf = rows[i].file != rows[i - 1].file;
+		dl = (int64_t)rows[i].line - (int64_t)rows[i - 1].line;
+		uleb(&data, (rows[i].pc - rows[i - 1].pc) << 1 | nf);
+		if (nf)
+			uleb(&data, rows[i].file);
+		uleb(&data, dl < 0 ? ((uint64_t)(-dl - 1) << 1) | 1 :
+		     (uint64_t)dl << 1);
+	}
+	fputs("};\nstatic const char tpg_kline_data[] =\n\t\"", o);
+	for (size_t i = 0; i < data.n; i++) {
+		fprintf(o, "\\%03o", data.v[i]);
+		if (i % 32 == 31)
+			fputs("\"\n\t\"", o);
+	}
+	fprintf(o, "\";\n/* %zu bytes of rows, %zu blocks */\n\n", data.n,
+		(nrows + KLINE_BLOCK - 1) / KLINE_BLOCK);
+	fputs("static u64 tp_kline_uleb(const unsigned char **p)\n{\n"
+	      "\tu64 v = 0;\n\tunsigned int sh = 0;\n\n"
+	      "\twhile (**p & 0x80) {\n"
+	      "\t\tv |= (u64)(*(*p)++ & 0x7f) << sh;\n"
+	      "\t\tsh += 7;\n\t}\n"
+	      "\treturn v | (u64)*(*p)++ << sh;\n}\n\n", o);
+	kline_lookup_fn(o, true);
+	free(data.v);
+	free(rows);
+	free(files);
 }

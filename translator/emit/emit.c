@@ -1532,6 +1532,7 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	/* probes */
 	emit_dwarf_relocs(&em, o);
 	emit_usym_tables(&em, o);
+	emit_kline_table(&em, o);
 	fputs("/* ---- probes ---- */\n\n", o);
 	for (int i = 0; i < np; i++) {
 		pos[i].light = own_kprobe_handler(&pos[i]) &&
