@@ -184,6 +184,7 @@ static void report(const struct build_result *res)
 		res->nper_module, res->objects_seconds);
 	if (res->objects_why)
 		fprintf(stderr, "objects-why: %s\n", res->objects_why);
+	fprintf(stderr, "replayed: %s\n", res->replayed ? "yes" : "no");
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "replay.h"
 
 #define BUILD_VERSION "tapir-build 1"
 #define MAIN_NAME "tapir-main"		/* never a module name: it has '-' */
@@ -87,6 +88,7 @@ struct build {
 	bool use_cache;		/* for the module (features always) */
 	char *dir;		/* the build folder */
 	struct objects oc;
+	bool replayed;		/* the module's commands ran without make */
 };
 
 /* ---- checks ---- */
@@ -690,11 +692,105 @@ static int assemble(struct build *b)
 	return write_trees(b, b->dir);
 }
 
+/* ---- kbuild's commands without make (replay.c) ---- */
+
+static bool replay_disabled(const struct build *b)
+{
+	const char *env = getenv("TAPIR_NO_REPLAY");
+
+	return b->o->no_replay || b->o->verbose >= 2 ||
+	       (env && *env && strcmp(env, "0") != 0);
+}
+
+/* The commands are the same for every module of the objects key when the
+ * trees come prebuilt and nothing of them is compiled in the module. */
+static char *replay_recipe(const struct build *b)
+{
+	if (replay_disabled(b) || !b->oc.use || b->oc.nper || !*b->res->objects_key)
+		return NULL;
+	return xasprintf("%s/objects/%s.replay", b->cache_dir, b->res->objects_key);
+}
+
+/* Replay the kept commands in b->dir; true when the module was built so.
+ * Whatever fails is left to kbuild, in the same folder (without the .cmd
+ * files the replay wrote: kbuild makes every target again). */
+static bool replay_module(struct build *b, const char *log)
+{
+	char *recipe = replay_recipe(b), *o, *text;
+	struct replay_job j = { 0 };
+	size_t len;
+	bool ok;
+	int st;
+
+	if (!recipe || access(recipe, R_OK) < 0) {
+		free(recipe);
+		return false;
+	}
+	j.recipe = recipe;
+	j.dir = b->dir;
+	j.name = b->res->module_name;
+	j.log = log;
+	st = replay_run(&j, b->err);
+	/* exports need kbuild's symbol versions (genksyms) */
+	o = xasprintf("%s/%s.o", b->dir, MAIN_NAME);
+	text = st == 0 ? kf_read_file(o, &len) : NULL;
+	ok = text && !memmem(text, len, "__ksymtab", 9);
+	free(text);
+	free(o);
+	o = xasprintf("%s/%s.ko", b->dir, b->res->module_name);
+	ok = ok && access(o, R_OK) == 0;
+	if (!ok) {
+		unlink(o);
+		replay_forget(&j);
+	}
+	free(o);
+	if (b->o->verbose)
+		fprintf(b->err, ok ? "tapir: pass 4: kbuild's commands replayed from %s\n" :
+			"tapir: pass 4: replaying %s failed (status %d); running kbuild\n",
+			recipe, st);
+	free(recipe);
+	return ok;
+}
+
+/* The recipe this kbuild run should leave for the next builds, or NULL:
+ * there is none yet, and the module's name cannot be anything else in
+ * the commands (tapir_HASH). */
+static char *replay_capturing(const struct build *b)
+{
+	char *recipe = replay_recipe(b);
+	const char *n = b->res->module_name;
+
+	if (recipe && access(recipe, R_OK) < 0 && !strncmp(n, "tapir_", 6) &&
+	    strlen(n) == 22 && strspn(n + 6, "0123456789abcdef") == 16)
+		return recipe;
+	free(recipe);
+	return NULL;
+}
+
+/* After kbuild built the module: keep its commands for the next ones. */
+static void replay_keep(struct build *b)
+{
+	static const char *const skip[] = { "." PREBUILT_NAME ".o.cmd", NULL };
+	char *recipe = replay_capturing(b);
+	struct replay_capture c = { 0 };
+
+	if (recipe) {
+		c.dir = b->dir;
+		c.name = b->res->module_name;
+		c.cwd = b->res->kernel.build_dir;
+		c.skip = skip;
+		c.recipe = recipe;
+		c.verbose = b->o->verbose;
+		replay_capture(&c, b->err);
+	}
+	free(recipe);
+}
+
 /* The module's Kbuild: with the prebuilt object when b->oc.use. */
 static int write_kbuild(struct build *b)
 {
 	const struct objects *oc = &b->oc;
-	char *kb;
+	char *kb, *recipe;
 	int r;
 
 	if (oc->use)
@@ -703,6 +799,15 @@ static int write_kbuild(struct build *b)
 	else
 		kb = kbuild_text(b, b->res->module_name, true, b->in.objects,
 				 b->in.nobjects, false);
+	recipe = replay_capturing(b);
+	if (recipe) {
+		/* make's environment for the recipe (replay.c) */
+		char *all = xasprintf("%s%s", kb, REPLAY_KBUILD_RULE);
+
+		free(kb);
+		kb = all;
+	}
+	free(recipe);
 	r = write_in(b, b->dir, "Kbuild", kb, strlen(kb));
 	free(kb);
 	return r;
@@ -862,31 +967,6 @@ static bool has_compiler_error(const char *log)
 	return false;
 }
 
-/* TEXT with every FROM replaced by TO (malloc'd). */
-static char *replace_all(const char *text, const char *from, const char *to)
-{
-	size_t fl = strlen(from), tl = strlen(to), n = 0;
-	const char *p;
-	char *out, *q;
-
-	for (p = text; (p = strstr(p, from)); p += fl)
-		n++;
-	out = xmalloc(strlen(text) + n * tl + 1);
-	for (p = text, q = out; ; ) {
-		const char *e = strstr(p, from);
-
-		if (!e)
-			break;
-		memcpy(q, p, (size_t)(e - p));
-		q += e - p;
-		memcpy(q, to, tl);
-		q += tl;
-		p = e + fl;
-	}
-	strcpy(q, p);
-	return out;
-}
-
 /*
  * The module's make run. Returns 0 with res->ko set, -1 after a report,
  * or 1 (nothing reported) when it failed with the prebuilt object but
@@ -906,12 +986,16 @@ static int run_kbuild(struct build *b)
 	r.log = log;
 	r.jobs = b->o->jobs;
 	r.verbose = b->o->verbose;
-	st = kbuild_make(&r, b->err);
+	b->replayed = replay_module(b, log);
+	b->res->replayed = b->replayed;
+	st = b->replayed ? 0 : kbuild_make(&r, b->err);
 	b->res->kbuild_seconds += kf_now() - t0;
+	if (st == 0 && !b->replayed)
+		replay_keep(b);
 	text = kf_read_file(log, NULL);
 	if (text && b->oc.use && b->oc.messages && *b->oc.messages) {
 		/* The objects' compiler messages, as if compiled here. */
-		char *pre = replace_all(b->oc.messages, DIR_MARK, b->dir);
+		char *pre = kf_replace_all(b->oc.messages, DIR_MARK, b->dir);
 		char *all = xasprintf("%s%s", pre, text);
 
 		kf_write_file(log, all, strlen(all));
@@ -1238,7 +1322,7 @@ static int objects_use_entry(struct build *b, const char *entry)
 /* Run sh -c CMD with its output in LOG; its exit status, or -1. */
 static int run_shell(const char *cmd, const char *log)
 {
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), status;
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	pid_t pid;
 
 	if (fd < 0)
@@ -1252,12 +1336,7 @@ static int run_shell(const char *cmd, const char *log)
 		_exit(127);
 	}
 	close(fd);
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return pid < 0 ? -1 : kf_wait(pid);
 }
 
 static void put_sh_word(FILE *f, const char *s)
@@ -1299,7 +1378,7 @@ static char *objects_messages(const char *log, const char *dir)
 	}
 	fclose(f);
 	mark = xasprintf("%s/", dir);
-	out = replace_all(buf, mark, DIR_MARK "/");
+	out = kf_replace_all(buf, mark, DIR_MARK "/");
 	free(mark);
 	free(buf);
 	return out;
@@ -1844,9 +1923,10 @@ int build_module(const struct build_opts *o, struct build_result *res)
 		free(b.dir);
 	}
 	if (o->verbose && r == 0 && !o->hash_only)
-		fprintf(b.err, "tapir: pass 4: %s %s in %.2f s (kbuild %.2f s, "
+		fprintf(b.err, "tapir: pass 4: %s %s in %.2f s (kbuild %.2f s%s, "
 			"feature tests %s)\n", res->cache_hit ? "cache hit for" : "built",
 			res->module_name, res->seconds, res->kbuild_seconds,
+			b.replayed ? ", replayed" : "",
 			res->features.cache_hit ? "cached" : "run");
 	free_inputs(&b.in);
 	objects_free(&b.oc);

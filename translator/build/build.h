@@ -41,6 +41,18 @@
  * build_opts.no_objects_cache or TAPIR_NO_OBJCACHE=1 (debugging,
  * benchmarks) compile the trees in every module as before.
  *
+ * Without make (replay.c): with the trees prebuilt and none of their
+ * objects compiled in the module, the commands kbuild runs for a module
+ * differ only in the build folder and the module's name. The first such
+ * build of an objects key (with a tapir_HASH name) keeps them from the
+ * folder's .cmd files in CACHE/objects/KEY.replay; the later ones run
+ * them with sh -c where make ran them (the kernel's build tree), without
+ * the make runs' parsing and compiler-option tests (about half of a
+ * build's time). A command that fails, or an object that exports
+ * symbols, hands the build back to kbuild in the same folder.
+ * build_opts.no_replay, TAPIR_NO_REPLAY=1 and -vv (kbuild's V=1 output)
+ * run kbuild every time.
+ *
  * Cache folder: build_opts.cache_dir, else $TAPIR_CACHE, else
  * $XDG_CACHE_HOME/tapir, else ~/.cache/tapir.
  *
@@ -97,6 +109,8 @@ struct build_opts {
 					 * come from theirs) */
 	bool no_objects_cache;		/* compile the trees in the module
 					 * (also TAPIR_NO_OBJCACHE=1) */
+	bool no_replay;			/* always run make (also
+					 * TAPIR_NO_REPLAY=1) */
 	bool keep;			/* -k: keep the build folder, say where */
 	bool hash_only;			/* stop after computing the hash */
 	int jobs;			/* make -jN; 0: online CPUs */
@@ -126,7 +140,9 @@ struct build_result {
 	double objects_seconds;		/* finding or building them */
 	int nwarnings;			/* compiler warnings in the build */
 	double seconds;			/* everything */
-	double kbuild_seconds;		/* the module's make run */
+	double kbuild_seconds;		/* the module's make run (or its
+					 * commands' replay) */
+	bool replayed;			/* kbuild's commands ran without make */
 };
 
 /*

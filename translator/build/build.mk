@@ -4,6 +4,7 @@
 translator_libtapir_a_SOURCES += translator/build/build.c translator/build/build.h \
 	translator/build/cache-trim.c \
 	translator/build/kfeature.c translator/build/kfeature.h \
+	translator/build/replay.c translator/build/replay.h \
 	translator/build/sha256.c translator/build/sha256.h
 
 noinst_PROGRAMS += tools/tapir-build

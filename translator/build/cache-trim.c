@@ -133,6 +133,7 @@ int build_cache_trim(const char *cache_dir, bool force, FILE *err)
 	time_t now = time(NULL);
 	struct stat st;
 	int fd, removed = 0;
+	char *p;
 
 	if (!force && stat(stamp, &st) == 0 && now - st.st_mtime < interval) {
 		free(stamp);
@@ -160,6 +161,10 @@ int build_cache_trim(const char *cache_dir, bool force, FILE *err)
 		}
 		total -= v[i].bytes;
 		removed++;
+		/* an objects entry's kept kbuild commands (replay.c) go too */
+		p = xasprintf("%s.replay", v[i].path);
+		unlink(p);
+		free(p);
 	}
 	for (i = 0; i < n; i++)
 		free(v[i].path);

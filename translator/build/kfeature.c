@@ -192,6 +192,43 @@ char *kf_mkdtemp(const char *parent, const char *prefix, FILE *err)
 	return p;
 }
 
+void kf_unset_make_env(void)
+{
+	unsetenv("MAKEFLAGS");
+	unsetenv("MFLAGS");
+	unsetenv("MAKELEVEL");
+	unsetenv("MAKEOVERRIDES");
+}
+
+int kf_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+char *kf_replace_all(const char *text, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to), n = 0;
+	const char *p, *e;
+	char *out, *q;
+
+	for (p = text; (p = strstr(p, from)); p += fl)
+		n++;
+	out = xmalloc(strlen(text) + n * tl + 1);
+	for (p = text, q = out; (e = strstr(p, from)); p = e + fl) {
+		memcpy(q, p, (size_t)(e - p));
+		q += e - p;
+		memcpy(q, to, tl);
+		q += tl;
+	}
+	strcpy(q, p);
+	return out;
+}
+
 char *kf_capture(const char *cmd)
 {
 	FILE *f = popen(cmd, "r");
@@ -452,11 +489,7 @@ int kbuild_make(const struct kbuild_run *r, FILE *err)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		/* An outer make's jobserver and flags are not for kbuild. */
-		unsetenv("MAKEFLAGS");
-		unsetenv("MFLAGS");
-		unsetenv("MAKELEVEL");
-		unsetenv("MAKEOVERRIDES");
+		kf_unset_make_env();
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execvp(av[0], av);
@@ -470,15 +503,10 @@ int kbuild_make(const struct kbuild_run *r, FILE *err)
 		return -1;
 	}
 	free_argv(av);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(err, "tapir: waiting for make: %s\n", strerror(errno));
-			return -1;
-		}
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
+	status = kf_wait(pid);
+	if (status < 0)
+		fprintf(err, "tapir: waiting for make: %s\n", strerror(errno));
+	return status;
 }
 
 /* ---- feature tests ---- */

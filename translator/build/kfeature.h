@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "xalloc.h"
 
@@ -107,5 +108,12 @@ int kf_rmtree(const char *path);
 char *kf_mkdtemp(const char *parent, const char *prefix, FILE *err);
 /* Run sh -c CMD and capture its standard output; NULL if it failed. */
 char *kf_capture(const char *cmd);
+/* In a child about to run make or its commands: an outer make's
+ * jobserver and flags are not for them. */
+void kf_unset_make_env(void);
+/* Wait for PID: its exit status, 128 + the signal that killed it, or -1. */
+int kf_wait(pid_t pid);
+/* TEXT with every FROM replaced by TO (malloc'd). */
+char *kf_replace_all(const char *text, const char *from, const char *to);
 
 #endif /* TAPIR_KFEATURE_H */
