@@ -92,6 +92,48 @@ static int fn_cmp(const void *a, const void *b)
 	return (int)(x->decl->priority - y->decl->priority);
 }
 
+void print_alias_points(FILE *out, const struct decl *d)
+{
+	fputs(d->append ? " += " : " = ", out);
+	for (const struct probe_point *p = d->points; p; p = p->next) {
+		print_probe_point(out, p);
+		if (p->next)
+			fputs(", ", out);
+	}
+}
+
+/* '!' (sufficient, and so optional too) or '?' after a probe's name, as
+ * its point was last written */
+static void point_flag(FILE *out, const struct dprobe *p)
+{
+	if (p->written && p->written->sufficient)
+		fputc('!', out);
+	else if (p->written && p->written->optional)
+		fputc('?', out);
+}
+
+/* Where -p2 says a probe came from, as stap prints it: a DWARF probe
+ * from its resolved point, any other from the aliases it came through
+ * (innermost first) and the script probe's points, as written. */
+static void derivation(FILE *out, const struct dprobe *p)
+{
+	fputs(" /* <- ", out);
+	if (p->dwarf) {
+		fputs(p->name, out);
+		point_flag(out, p);
+	} else {
+		if (p->derived)
+			fprintf(out, "%s <- ", p->derived);
+		for (const struct probe_point *pp = p->decl->points; pp;
+		     pp = pp->next) {
+			print_probe_point(out, pp);
+			if (pp->next)
+				fputc(',', out);
+		}
+	}
+	fputs(" */\n", out);
+}
+
 void dump_program(FILE *out, const struct program *prog)
 {
 	int n, nf = 0;
@@ -130,15 +172,14 @@ void dump_program(FILE *out, const struct program *prog)
 	fputs("# probes\n", out);
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		fputs(p->name, out);
+		point_flag(out, p);
 		if (p->process && p->process_event == PROC_NONE)
 			fprintf(out, " /* pc=.%s+%#llx */",
 				p->uprobe_pie ? "dynamic" : "absolute",
 				(unsigned long long)p->uprobe_pc);
 		else if (p->dwarf)
 			dwarf_dump_pc(out, p->dwarf);
-		fputs(" /* <- ", out);
-		print_probe_point(out, p->user);
-		fputs(" */\n", out);
+		derivation(out, p);
 		locals(out, p->locals, "  ");
 		dwarf_dump_targets(out, p);
 	}
@@ -426,13 +467,7 @@ int dump_probe_aliases(struct session *s, FILE *out)
 		const struct alias_def *al = &idx->aliases[i];
 
 		print_probe_point(out, al->name);
-		fputs(al->decl->append ? " += " : " = ", out);
-		for (const struct probe_point *p = al->decl->points; p;
-		     p = p->next) {
-			print_probe_point(out, p);
-			if (p->next)
-				fputs(", ", out);
-		}
+		print_alias_points(out, al->decl);
 		fputc('\n', out);
 	}
 	return s->errors ? 1 : 0;

@@ -92,6 +92,13 @@ struct dprobe {
 	const struct probe_point *user;		/* as written in the script */
 	const char *pn;				/* pn(): the alias matched, with
 						 * its suffix; NULL: user's text */
+	const char *derived;			/* -p2: the aliases it came
+						 * through, innermost first
+						 * ("a = p1, p2 <- b = a"), or
+						 * NULL */
+	const struct probe_point *written;	/* the point as last written
+						 * (alias or script): -p2 adds
+						 * its '?' or '!' to the name */
 	const struct decl *decl;		/* the script's probe */
 	struct stmt *body;			/* cloned: prologue, body, epilogue */
 	struct expr *cond;			/* probe point condition */
@@ -170,6 +177,9 @@ void dump_program(FILE *out, const struct program *prog);
 int list_probes(struct session *s, const char *pattern, bool vars);
 int dump_functions(struct session *s, FILE *out);
 int dump_probe_aliases(struct session *s, FILE *out);
+/* " = POINT, POINT" (" += " for an epilogue alias): an alias's points as
+ * -p2 and --dump-probe-aliases print them after its name */
+void print_alias_points(FILE *out, const struct decl *d);
 int dump_probe_types(struct session *s, FILE *out);
 
 #endif

@@ -174,6 +174,7 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 	struct session *s = x->e->s;
 	const struct decl *d = al->decl;
 	struct pp_comp *suffix = NULL;
+	const char *outer = x->tmpl.derived;
 	int n = 0;
 
 	if (al->file)
@@ -192,6 +193,22 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 		if (d->epilogue)
 			parts = parts_append(s, parts, d->epilogue);
 		parts = part_new(s, d->body, parts);
+	}
+	/* -p2's derivation: "NAME = POINT, POINT", then the outer ones */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (f) {
+			print_probe_point_name(f, pp);
+			print_alias_points(f, d);
+			if (outer)
+				fprintf(f, " <- %s", outer);
+			fclose(f);
+			x->tmpl.derived = arena_strdup(&s->arena, buf);
+			free(buf);
+		}
 	}
 	/* pn() names the outermost alias, as the script's point matched it */
 	if (x->depth == 0) {
@@ -215,6 +232,7 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 		got = expand_point(x, np, parts, and_cond(s, cond, r->cond));
 		if (got < 0) {
 			x->depth--;
+			x->tmpl.derived = outer;
 			return -1;
 		}
 		n += got;
@@ -224,6 +242,7 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 	x->depth--;
 	if (x->depth == 0)
 		x->tmpl.pn = NULL;
+	x->tmpl.derived = outer;
 	return n;
 }
 
@@ -510,6 +529,7 @@ static int expand_point(struct expand *x, const struct probe_point *pp,
 	struct session *s = x->e->s;
 	int errors = s->errors, got;
 
+	x->tmpl.written = pp;
 	if (!pp->optional)
 		return expand_point_loud(x, pp, parts, cond);
 	s->quiet++;
