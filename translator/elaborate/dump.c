@@ -12,10 +12,10 @@ static void sym_line(FILE *out, const struct symbol *sym)
 {
 	fputs(sym->name, out);
 	if (sym->arity > 0) {
+		if (sym->wrap)		/* as declared: ring%[10] */
+			fputc('%', out);
 		if (sym->size)
 			fprintf(out, "[%lld]", (long long)sym->size);
-		if (sym->wrap)
-			fputc('%', out);
 		fprintf(out, ":%s [", ast_type_name(sym->type));
 		for (int i = 0; i < sym->arity; i++)
 			fprintf(out, "%s%s", i ? ", " : "",
