@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 	struct strlist defines = { 0 }, make_vars = { 0 }, params = { 0 },
 		       vm_files = { 0 };
 	bool clean_cache = false;
-	int c, status;
+	int c, status, nlistings = 0;
 
 	while ((c = getopt_long(argc, argv, "e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:kd:", longopts,
 				NULL)) != -1) {
@@ -290,11 +290,13 @@ int main(int argc, char **argv)
 		case 'L':
 			list = optarg;
 			list_vars = c == 'L';
+			nlistings++;
 			break;
 		case OPT_DUMP_FUNCTIONS:
 		case OPT_DUMP_TYPES:
 		case OPT_DUMP_ALIASES:
 			dump = c;
+			nlistings++;
 			break;
 		case OPT_SKIP_BADVARS:
 			s->skip_badvars = true;
@@ -414,6 +416,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!tmpdir_ok()) {
+		status = 1;
+		goto out;
+	}
+	if (nlistings > 1) {
+		fputs("tapir: only one of the -l/-L/--dump-* switches may be "
+		      "specified\n", stderr);
 		status = 1;
 		goto out;
 	}
