@@ -253,7 +253,7 @@ void emit_dwarf_module_fields(struct em *em, FILE *o);
 void emit_trace_handler_decl(const struct dprobe *p, const char *handler,
 			     FILE *o);
 void emit_trace_handler_def(const struct dprobe *p, const char *handler,
-			    int index, FILE *o);
+			    int index, const char *light_may_fail, FILE *o);
 void emit_trace_fields(struct em *em, const struct dprobe *p,
 		       const char *handler, FILE *o);
 

@@ -47,13 +47,21 @@ void emit_trace_handler_decl(const struct dprobe *p, const char *handler,
 	fputs(";\n", o);
 }
 
+/* @light_may_fail: NULL, or the probe is light (emit.c, light_probe():
+ * it reads nothing of the context, so neither its arguments) and this is
+ * its may_fail of tp_run_light_in() (runtime/entry.h) */
 void emit_trace_handler_def(const struct dprobe *p, const char *handler,
-			    int index, FILE *o)
+			    int index, const char *light_may_fail, FILE *o)
 {
 	const struct dwarf_site *site = p->dwarf;
 
 	fprintf(o, "/* %s: the tracepoint's handler */\n", p->name);
 	prototype(p, handler, o);
+	if (light_may_fail) {
+		fprintf(o, "\n{\n\ttp_run_light_in(&tpg_probes[%d], "
+			"TP_STATE_RUNNING, %s);\n}\n\n", index, light_may_fail);
+		return;
+	}
 	fprintf(o, "\n{\n\tu64 args[%d];\n\tstruct pt_regs regs;\n\n",
 		site->nslots ? site->nslots : 1);
 	for (int i = 0; i < site->ntargs; i++)

@@ -1535,7 +1535,8 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 	emit_kline_table(&em, o);
 	fputs("/* ---- probes ---- */\n\n", o);
 	for (int i = 0; i < np; i++) {
-		pos[i].light = own_kprobe_handler(&pos[i]) &&
+		pos[i].light = (own_kprobe_handler(&pos[i]) ||
+				(pos[i].p && pos[i].p->tracepoint)) &&
 			       light_probe(&em, &pos[i]);
 		probe_handler(&em, &pos[i], pframe[i], o);
 	}
@@ -1600,7 +1601,11 @@ int emit_program(struct session *s, struct program *prog, FILE *o)
 				any = true;
 			} else if (pos[i].p && pos[i].p->tracepoint) {
 				emit_trace_handler_def(pos[i].p,
-						       pos[i].handler, i, o);
+						       pos[i].handler, i,
+						       pos[i].light ?
+						       light_may_fail(&em,
+								      &pos[i]) :
+						       NULL, o);
 				any = true;
 			}
 		if (any)
