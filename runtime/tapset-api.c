@@ -33,14 +33,7 @@ unsigned long tapir_probe_addr(void)
 {
 	struct tp_context *c = tp_current();
 
-	if (!c)
-		return 0;
-	/* a return probe is at the instruction it returns to (stap's addr()
-	 * is the instruction pointer there too) */
-	if (c->probe && c->probe->kind == TP_PROBE_KPROBE &&
-	    c->probe->is_return && c->regs)
-		return instruction_pointer(c->regs);
-	return c->addr;
+	return c ? c->addr : 0;
 }
 
 int tapir_is_return(void)
