@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "debuginfo/dwarf-api.h"
+#include "elaborate/elab-internal.h"
 #include "parse/parse.h"
 #include "parse/print.h"
 #include "providers/provider.h"
@@ -49,21 +50,6 @@ static struct symbol **sorted(const struct symbol *list, int *n)
 	return v;
 }
 
-static void locals(FILE *out, const struct symbol *list, const char *indent)
-{
-	int n;
-	struct symbol **v = sorted(list, &n);
-
-	if (n)
-		fprintf(out, "%s# locals\n", indent);
-	for (int i = 0; i < n; i++) {
-		fputs(indent, out);
-		sym_line(out, v[i]);
-		fputc('\n', out);
-	}
-	free(v);
-}
-
 static void function_sig(FILE *out, const struct function *fn)
 {
 	fprintf(out, "%s:%s (", fn->name, ast_type_name(fn->type));
@@ -92,15 +78,6 @@ static int fn_cmp(const void *a, const void *b)
 	return (int)(x->decl->priority - y->decl->priority);
 }
 
-void print_alias_points(FILE *out, const struct decl *d)
-{
-	fputs(d->append ? " += " : " = ", out);
-	for (const struct probe_point *p = d->points; p; p = p->next) {
-		print_probe_point(out, p);
-		if (p->next)
-			fputs(", ", out);
-	}
-}
 
 /* '!' (sufficient, and so optional too) or '?' after a probe's name, as
  * its point was last written */
@@ -112,6 +89,107 @@ static void point_flag(FILE *out, const struct dprobe *p)
 		fputc('?', out);
 }
 
+/*
+ * A probe's condition as stap's -p2 prints it in the probe's name: each
+ * operand of an operator in parentheses, globals by their C names
+ * (__global_g) once resolved; the script's point behind an alias is
+ * printed as written, its names plain. A condition reads only globals
+ * and literals.
+ */
+static void cond_expr(FILE *out, const struct expr *x, const char *g)
+{
+	switch (x->kind) {
+	case E_NUM:
+		fprintf(out, "%lld", (long long)x->num);
+		break;
+	case E_STR:
+		print_string_literal(out, x->str, x->len);
+		break;
+	case E_VAR:
+		fprintf(out, "%s%s", g, x->str);
+		break;
+	case E_INDEX:
+		fprintf(out, "%s%s[", g, x->str);
+		for (const struct expr *a = x->args; a; a = a->next) {
+			cond_expr(out, a, g);
+			if (a->next)
+				fputs(", ", out);
+		}
+		fputc(']', out);
+		break;
+	case E_IN:
+		fputc('[', out);
+		for (const struct expr *a = x->args; a; a = a->next) {
+			cond_expr(out, a, g);
+			if (a->next)
+				fputs(", ", out);
+		}
+		fprintf(out, "] in %s%s", g, x->str);
+		break;
+	case E_BINARY:
+		fputc('(', out);
+		cond_expr(out, x->a, g);
+		fprintf(out, ") %s (", ast_op_name(x->op));
+		cond_expr(out, x->b, g);
+		fputc(')', out);
+		break;
+	case E_UNARY:
+		fprintf(out, "%s(", ast_op_name(x->op));
+		cond_expr(out, x->a, g);
+		fputc(')', out);
+		break;
+	case E_TERNARY:
+		fputc('(', out);
+		cond_expr(out, x->a, g);
+		fputs(") ? (", out);
+		cond_expr(out, x->b, g);
+		fputs(") : (", out);
+		cond_expr(out, x->c, g);
+		fputc(')', out);
+		break;
+	default:
+		print_expr(out, x);
+		break;
+	}
+}
+
+static void cond_suffix(FILE *out, const struct expr *cond, bool resolved)
+{
+	if (!cond)
+		return;
+	fputs(" if (", out);
+	cond_expr(out, cond, resolved ? "__global_" : "");
+	fputc(')', out);
+}
+
+/* An alias's points as stap prints them: "= p1, p2" or "+= p" */
+void print_alias_points(FILE *out, const struct decl *d)
+{
+	fputs(d->append ? " += " : " = ", out);
+	for (const struct probe_point *p = d->points; p; p = p->next) {
+		print_probe_point_name(out, p);
+		fputs(p->sufficient ? "!" : p->optional ? "?" : "", out);
+		cond_suffix(out, p->cond, false);
+		if (p->next)
+			fputs(", ", out);
+	}
+}
+
+/* Does the condition read a global? stap then adds one begin probe,
+ * which sets each condition's first value. */
+static bool cond_reads_global(const struct expr *x)
+{
+	if (!x)
+		return false;
+	if (x->kind == E_VAR || x->kind == E_INDEX || x->kind == E_IN)
+		return true;
+	for (const struct expr *a = x->args; a; a = a->next)
+		if (cond_reads_global(a))
+			return true;
+	return cond_reads_global(x->a) || cond_reads_global(x->b) ||
+	       cond_reads_global(x->c);
+}
+
 /* Where -p2 says a probe came from, as stap prints it: a DWARF probe
  * from its resolved point, any other from the aliases it came through
  * (innermost first) and the script probe's points, as written. */
@@ -121,12 +199,16 @@ static void derivation(FILE *out, const struct dprobe *p)
 	if (p->dwarf) {
 		fputs(p->name, out);
 		point_flag(out, p);
+		cond_suffix(out, p->cond, true);
 	} else {
 		if (p->derived)
 			fprintf(out, "%s <- ", p->derived);
 		for (const struct probe_point *pp = p->decl->points; pp;
 		     pp = pp->next) {
-			print_probe_point(out, pp);
+			print_probe_point_name(out, pp);
+			fputs(pp->sufficient ? "!" : pp->optional ? "?" : "",
+			      out);
+			cond_suffix(out, pp->cond, !p->derived);
 			if (pp->next)
 				fputc(',', out);
 		}
@@ -134,24 +216,192 @@ static void derivation(FILE *out, const struct dprobe *p)
 	fputs(" */\n", out);
 }
 
+/*
+ * The order -p2 lists the globals in, as stap 4.8 does: the order its
+ * name resolution first meets them. It reads the probes in turn (each
+ * body, then its condition), an array's indexes before the array and an
+ * assignment's target before its value, and the functions after every
+ * probe, in the order they were first called. A global met nowhere
+ * (an initializer only, or uses in code pass 2 dropped) is not listed,
+ * as stap drops it.
+ */
+struct gorder {
+	struct symbol **g;		/* the symbols, in the order met */
+	int n, met;
+	const struct function **fn;	/* the functions to read, in order */
+	int nfn, fncap;
+};
+
+static void order_sym(struct gorder *o, const struct symbol *sym)
+{
+	for (int i = o->met; i < o->n; i++)
+		if (o->g[i] == sym) {
+			memmove(o->g + o->met + 1, o->g + o->met,
+				(size_t)(i - o->met) * sizeof(*o->g));
+			o->g[o->met++] = (struct symbol *)sym;
+			return;
+		}
+}
+
+static void order_fn(struct gorder *o, const struct function *fn)
+{
+	for (int i = 0; i < o->nfn; i++)
+		if (o->fn[i] == fn)
+			return;
+	if (o->nfn == o->fncap) {
+		o->fncap = o->fncap ? 2 * o->fncap : 16;
+		o->fn = xrealloc(o->fn, (size_t)o->fncap * sizeof(*o->fn));
+	}
+	o->fn[o->nfn++] = fn;
+}
+
+/* one expression (x->next is a sibling in the caller's list) */
+static void order_expr(struct gorder *o, const struct expr *x)
+{
+	if (!x)
+		return;
+	switch (x->kind) {
+	case E_VAR:
+		if (x->ref)
+			order_sym(o, x->ref);
+		break;
+	case E_INDEX:
+	case E_IN:
+	case E_CALL:
+		for (const struct expr *a = x->args; a; a = a->next)
+			order_expr(o, a);
+		if (x->ref && x->kind == E_CALL)
+			order_fn(o, x->ref);
+		else if (x->ref)
+			order_sym(o, x->ref);
+		break;
+	case E_EMBEDDED:
+	case E_NUM:
+	case E_STR:
+	case E_WILD:
+		break;
+	default:
+		order_expr(o, x->a);
+		order_expr(o, x->b);
+		order_expr(o, x->c);
+		for (const struct expr *a = x->args; a; a = a->next)
+			order_expr(o, a);
+		for (const struct chain *c = x->chain; c; c = c->next)
+			order_expr(o, c->index);
+		break;
+	}
+}
+
+static void order_stmt(struct gorder *o, const struct stmt *st)
+{
+	for (; st; st = st->next) {
+		order_expr(o, st->init);
+		order_expr(o, st->e);
+		order_expr(o, st->incr);
+		if (st->fe) {
+			for (const struct expr *k = st->fe->keys; k; k = k->next)
+				order_expr(o, k);
+			order_expr(o, st->fe->array);
+			order_expr(o, st->fe->value);
+			order_expr(o, st->fe->limit);
+		}
+		order_stmt(o, st->body);
+		order_stmt(o, st->else_body);
+	}
+}
+
+static struct symbol **globals_in_order(const struct program *prog, int *n)
+{
+	struct gorder o = { .g = sorted(prog->globals, &o.n) };
+
+	for (const struct dprobe *p = prog->probes; p; p = p->next) {
+		order_stmt(&o, p->body);
+		order_expr(&o, p->cond);
+	}
+	for (int i = 0; i < o.nfn; i++)	/* grows as calls are met */
+		if (o.fn[i]->decl)
+			order_stmt(&o, o.fn[i]->decl->body);
+	free(o.fn);
+	*n = o.met;
+	return o.g;
+}
+
+/* A probe's or function's locals, in the order the same walk meets them
+ * in its body (stap's order); one that only code pass 2 dropped held is
+ * not listed. */
+static void locals(FILE *out, const struct symbol *list,
+		   const struct stmt *body, const char *indent)
+{
+	struct gorder o = { .g = sorted(list, &o.n) };
+
+	order_stmt(&o, body);
+	free(o.fn);
+	if (o.met)
+		fprintf(out, "%s# locals\n", indent);
+	for (int i = 0; i < o.met; i++) {
+		fputs(indent, out);
+		sym_line(out, o.g[i]);
+		fputc('\n', out);
+	}
+	free(o.g);
+}
+
+/* A global written and never read: stap prints it at exit from an end
+ * probe of its own, which -p2 lists after the script's probes with the
+ * locals its loop over an array uses. */
+static void exit_printer(FILE *out, const struct symbol *g)
+{
+	fputs("end /* <- end */\n", out);
+	if (g->arity <= 0)
+		return;
+	fputs("  # locals\n", out);
+	for (int i = 0; i < g->arity; i++)
+		fprintf(out, "  __idx%d:%s\n", i, ast_type_name(g->key[i]));
+	if (g->type != TYPE_STATS)
+		fprintf(out, "  __val:%s\n", ast_type_name(g->type));
+}
+
+/* The top-level %{ %} blocks of a file's declarations; *any: the
+ * heading is out. */
+static void embedded_of(FILE *out, const struct decl *d, bool *any)
+{
+	for (; d; d = d->next)
+		if (d->kind == D_EMBEDDED) {
+			if (!*any)
+				fputs("# global embedded code\n", out);
+			*any = true;
+			fprintf(out, "%%{%s%%}\n", d->code);
+		}
+}
+
+/* The top-level blocks, as stap lists them first: the script's, then
+ * each tapset file's that joined the program. */
+static void embedded_blocks(FILE *out, const struct program *prog)
+{
+	const struct tapset_index *idx = prog->tapsets;
+	bool any = false;
+
+	embedded_of(out, prog->user->decls, &any);
+	for (const struct tapset_file *f = idx ? idx->files : NULL; f;
+	     f = f->next)
+		if (f->loaded)
+			embedded_of(out, f->script->decls, &any);
+}
+
 void dump_program(FILE *out, const struct program *prog)
 {
 	int n, nf = 0;
-	struct symbol **g = sorted(prog->globals, &n);
+	bool cond_begin = false;
+	struct symbol **g = globals_in_order(prog, &n);
 	struct function **fv;
 
+	embedded_blocks(out, prog);
 	if (n)
 		fputs("# globals\n", out);
 	for (int i = 0; i < n; i++) {
 		sym_line(out, g[i]);
-		if (g[i]->decl && g[i]->decl->init) {
-			fputs(" = ", out);
-			print_expr(out, g[i]->decl->init);
-		}
-		fputs(g[i]->print_at_exit ? "  /* printed at exit */\n" : "\n",
-		      out);
+		fputc('\n', out);
 	}
-	free(g);
 	for (const struct function *f = prog->functions; f; f = f->next)
 		nf++;
 	fv = xcalloc((size_t)nf + 1, sizeof(*fv));
@@ -162,17 +412,17 @@ void dump_program(FILE *out, const struct program *prog)
 	if (nf)
 		fputs("# functions\n", out);
 	for (int i = 0; i < nf; i++) {
-		function_sig(out, fv[i]);
-		if (fv[i]->decl->priority)
-			fprintf(out, " : %lld", (long long)fv[i]->decl->priority);
+		function_sig(out, fv[i]);	/* (stap shows no priority) */
 		fputc('\n', out);
-		locals(out, fv[i]->locals, "  ");
+		locals(out, fv[i]->locals, fv[i]->decl->body, "  ");
 	}
 	free(fv);
 	fputs("# probes\n", out);
 	for (const struct dprobe *p = prog->probes; p; p = p->next) {
 		fputs(p->name, out);
 		point_flag(out, p);
+		cond_suffix(out, p->cond, true);
+		cond_begin |= cond_reads_global(p->cond);
 		if (p->process && p->process_event == PROC_NONE)
 			fprintf(out, " /* pc=.%s+%#llx */",
 				p->uprobe_pie ? "dynamic" : "absolute",
@@ -180,9 +430,15 @@ void dump_program(FILE *out, const struct program *prog)
 		else if (p->dwarf)
 			dwarf_dump_pc(out, p->dwarf);
 		derivation(out, p);
-		locals(out, p->locals, "  ");
+		locals(out, p->locals, p->body, "  ");
 		dwarf_dump_targets(out, p);
 	}
+	if (cond_begin)
+		fputs("begin /* <- begin */\n", out);
+	for (int i = 0; i < n; i++)
+		if (g[i]->print_at_exit)
+			exit_printer(out, g[i]);
+	free(g);
 }
 
 /* ---- listings ---- */

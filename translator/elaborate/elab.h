@@ -32,6 +32,10 @@ struct symbol {
 	bool wrap;
 	unsigned reads, writes;
 	unsigned dead_reads, dead_writes;	/* of those, in if (0) code */
+	unsigned pragma_reads;		/* of the reads, embedded C's
+					 * pragma:read (which keeps the
+					 * global but, as in stap 4.8, does
+					 * not stop it printing at exit) */
 	/* for the never-assigned warnings: uses anywhere, if (0) code too */
 	bool assigned;
 	unsigned first_read;		/* 1 + the order of its first read */

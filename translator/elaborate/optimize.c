@@ -390,7 +390,7 @@ void optimize_program(struct elab *e)
 
 	for (struct symbol *g = prog->globals; g; g = g->next)
 		if (g->writes - g->dead_writes > (g->decl->init ? 1u : 0u) &&
-		    g->reads == g->dead_reads &&
+		    g->reads - g->pragma_reads == g->dead_reads &&
 		    !g->decl->loc.file->privileged)
 			g->print_at_exit = true;
 	if (e->s->keep_unused)

@@ -194,14 +194,16 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 			parts = parts_append(s, parts, d->epilogue);
 		parts = part_new(s, d->body, parts);
 	}
-	/* -p2's derivation: "NAME = POINT, POINT", then the outer ones */
+	/* -p2's derivation: "NAME = POINT, POINT", then the outer ones;
+	 * NAME as the alias defines it (stap prints job.fast for a script's
+	 * job.*, fast for its fast.randomize(5)) */
 	{
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 
 		if (f) {
-			print_probe_point_name(f, pp);
+			print_probe_point_name(f, al->name);
 			print_alias_points(f, d);
 			if (outer)
 				fprintf(f, " <- %s", outer);
@@ -307,6 +309,22 @@ static int match_aliases_globstar(struct expand *x, const struct probe_point *pp
 	return n;
 }
 
+/* One alias a point matched; the same name defined twice keeps the
+ * order the index gave (seq). */
+struct alias_hit {
+	const struct alias_def *al;
+	const char *name;
+	int seq;
+};
+
+static int alias_hit_cmp(const void *a, const void *b)
+{
+	const struct alias_hit *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->seq - y->seq;
+}
+
 /* whole: only aliases named by the whole point; else only those named by
  * a prefix of it (the suffix form), longest first */
 static int match_aliases(struct expand *x, const struct probe_point *pp,
@@ -333,10 +351,12 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 	for (int k = whole ? len : len - 1; k > 0 && !*matched;
 	     k = whole ? 0 : k - 1) {
 		struct strmap_entry *it = NULL;
+		struct alias_hit *hits;
+		int nhits = 0;
 
+		hits = xcalloc((size_t)idx->naliases + 1, sizeof(*hits));
 		for (int i = 0; i < idx->naliases; i++) {
 			const struct alias_def *al;
-			int got;
 
 			if (!wild) {
 				it = strmap_next(&idx->alias_first, first, it);
@@ -348,13 +368,27 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 			}
 			if (!alias_match(pp, al->name, k))
 				continue;
+			hits[nhits].al = al;
+			hits[nhits].name = pp_text(x->e->s, al->name);
+			hits[nhits].seq = nhits;
+			nhits++;
+		}
+		/* a wildcard's matches in name order, as stap 4.8 takes
+		 * them (job.* is job.b, job.fast, job.slow) */
+		qsort(hits, (size_t)nhits, sizeof(*hits), alias_hit_cmp);
+		for (int i = 0; i < nhits; i++) {
+			int got;
+
 			*matched = true;
 			best = k;
-			got = expand_alias(x, pp, al, k, parts, cond);
-			if (got < 0)
+			got = expand_alias(x, pp, hits[i].al, k, parts, cond);
+			if (got < 0) {
+				free(hits);
 				return -1;
+			}
 			n += got;
 		}
+		free(hits);
 	}
 	(void)best;
 	return n;

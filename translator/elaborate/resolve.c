@@ -890,6 +890,13 @@ static void resolve_stmt(struct elab *e, struct stmt *st)
 		case S_DELETE:
 			sym = lvalue(e, st->e, &st->loc);
 			record_write(e, sym, &st->loc);
+			/* and a use: stap 4.8 prints no global at exit
+			 * that a script deletes */
+			if (sym && !e->dead) {
+				sym->reads++;
+				if (e->untaken)
+					sym->dead_reads++;
+			}
 			break;
 		case S_TRY:
 			resolve_stmt(e, st->body);
@@ -985,8 +992,10 @@ static void embedded_pragmas(struct elab *e, struct function *fn)
 		}
 		if (write)
 			record_write(e, g, &fn->decl->loc);
-		else
+		else {
 			g->reads++;
+			g->pragma_reads++;
+		}
 	}
 }
 
