@@ -1,0 +1,1 @@
+-r "$XZ_RELEASE" -L 'nfs.aop.*'
