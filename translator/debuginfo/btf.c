@@ -50,6 +50,7 @@ struct btf_ctx {
 	struct btf *btf;
 	const char *path;
 	struct strmap events;		/* tracepoint -> its event's system */
+	bool events_loaded;
 	struct strmap mods;		/* module -> its split BTF, or the
 					 * ctx itself when it has none */
 	struct strmap mod_events;	/* module -> its events' systems
@@ -82,24 +83,41 @@ static int64_t member_offset(struct btf *btf, const char *sname,
 	return dflt;
 }
 
-/* The events' systems from a vmlinux's symbol table and data. */
+static void elf_events(struct session *s, struct btf_ctx *b, Elf *elf)
+{
+	dwarf_event_systems(s, elf,
+			    member_offset(b->btf, "trace_event_call", "class",
+					  16),
+			    member_offset(b->btf, "trace_event_class", "system",
+					  0), &b->events);
+}
+
+/* The events' systems from a vmlinux's symbol table and data, read on
+ * first need: the debuginfo's vmlinux when it is installed (the one
+ * with the events' data; the build directory's may have only BTF and
+ * symbols), else the vmlinux the BTF came from. */
 static void vmlinux_events(struct session *s, struct btf_ctx *b)
 {
-	int fd = open(b->path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
+	int fd;
 
-	if (fd < 0)
+	if (b->events_loaded)
+		return;
+	b->events_loaded = true;
+	elf = dwarf_kernel_elf(s);
+	if (elf) {
+		elf_events(s, b, elf);
+		return;
+	}
+	if (strncmp(b->path, "/sys/", 5) == 0 ||
+	    (fd = open(b->path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf)
-		dwarf_event_systems(s, elf,
-				    member_offset(b->btf, "trace_event_call",
-						  "class", 16),
-				    member_offset(b->btf, "trace_event_class",
-						  "system", 0), &b->events);
-	if (elf)
+	if (elf) {
+		elf_events(s, b, elf);
 		elf_end(elf);
+	}
 	close(fd);
 }
 
@@ -130,8 +148,6 @@ static struct btf *kernel_btf(struct session *s)
 		}
 		free(tries[i]);
 	}
-	if (b->btf && strncmp(b->path, "/sys/", 5) != 0)
-		vmlinux_events(s, b);
 	if (b->btf && s->verbose)
 		fprintf(s->err, "tapir: kernel BTF from %s\n", b->path);
 	return b->btf;
@@ -466,6 +482,8 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 		site->module = module ? module : "kernel";
 		site->function = name;
 		site->tracepoint = name + 12;
+		if (!sys && !events)
+			vmlinux_events(s, b);
 		site->tp_system = sys ? sys : strmap_get(events ? events :
 							 &b->events,
 							 site->tracepoint);

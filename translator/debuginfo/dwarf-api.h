@@ -171,6 +171,10 @@ bool dwarf_parse_pattern(struct session *s, const char *pat,
 int dwarf_tracepoints(struct session *s, const char *module,
 		      const char *glob, struct dwarf_site ***out,
 		      const char **why);
+/* The debuginfo's site of a tracepoint found in the BTF (btf set), its
+ * system kept; NULL when that debuginfo is not there. */
+const struct dwarf_site *dwarf_tracepoint_site(struct session *s,
+					       const struct dwarf_site *btf);
 
 /* The modules whose debuginfo defines tracepoints (*names: theirs,
  * the session's). Returns the count. */

@@ -564,3 +564,19 @@ int dwarf_tracepoints(struct session *s, const char *module,
 	*out = sites;
 	return w;
 }
+
+const struct dwarf_site *dwarf_tracepoint_site(struct session *s,
+					       const struct dwarf_site *btf)
+{
+	const char *module = strcmp(btf->module, "kernel") == 0 ? NULL :
+			     btf->module, *why;
+	struct dwarf_site **sites, *d;
+
+	if (!dwarf_available(s, module) ||
+	    dwarf_tracepoints(s, module, btf->tracepoint, &sites, &why) < 1)
+		return NULL;
+	d = ANEW(&s->arena, struct dwarf_site);
+	*d = *sites[0];
+	d->tp_system = btf->tp_system;
+	return d;
+}

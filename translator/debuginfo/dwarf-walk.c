@@ -934,10 +934,57 @@ void dwarf_resolve_function(struct elab *e, struct stmt *body)
 	free(v.scopes);
 }
 
+/* Does x use what a tracepoint's BTF resolves otherwise than its
+ * DWARF: a target's members, elements or address (the DWARF's
+ * diagnostics name the types' files and list members the DWARF's way),
+ * pretty printing (DWARF only), an autocast (DWARF types)? A plain $arg,
+ * $$name, $$vars and $$parms come out the same from both. */
+static bool btf_differs(const struct expr *x)
+{
+	if (!x)
+		return false;
+	if ((x->kind == E_TARGET && (x->chain || x->addr || x->pretty)) ||
+	    (x->kind == E_CTXVAR && x->pretty) || x->kind == E_AUTOCAST)
+		return true;
+	if (btf_differs(x->a) || btf_differs(x->b) || btf_differs(x->c))
+		return true;
+	for (const struct expr *a = x->args; a; a = a->next)
+		if (btf_differs(a))
+			return true;
+	for (const struct chain *c = x->chain; c; c = c->next)
+		if (btf_differs(c->index))
+			return true;
+	return false;
+}
+
+static bool btf_differs_stmts(const struct stmt *st)
+{
+	for (; st; st = st->next)
+		if (btf_differs(st->init) || btf_differs(st->e) ||
+		    btf_differs(st->incr) ||
+		    (st->fe && (btf_differs(st->fe->array) ||
+				btf_differs(st->fe->limit))) ||
+		    btf_differs_stmts(st->body) ||
+		    btf_differs_stmts(st->else_body))
+			return true;
+	return false;
+}
+
 void dwarf_resolve_probe(struct elab *e, struct dprobe *p)
 {
 	struct vctx v;
 
+	/* a tracepoint found through the BTF beside the debuginfo
+	 * (providers/trace.c) takes its DWARF site when the body needs
+	 * more than its arguments' values */
+	if (p->dwarf && p->dwarf->btf && p->dwarf->tracepoint &&
+	    btf_differs_stmts(p->body)) {
+		const struct dwarf_site *d = dwarf_tracepoint_site(e->s,
+								    p->dwarf);
+
+		if (d)
+			p->dwarf = d;
+	}
 	ctx_init(&v, e, p);
 	fold_stmts(&v, p->body);
 	walk_stmts(&v, p->body, false);

@@ -544,6 +544,50 @@ const char *dwarf_installed_module(struct session *s, const char *module)
 	return found;
 }
 
+struct mod_rank {
+	size_t rank;
+	char *name, *path;
+};
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct mod_rank *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Beside the kernel's debuginfo, the installed modules in the order of
+ * the debuginfo's (list_modules()), the order their tracepoints came in
+ * when they were read from the modules' DWARF; those it lacks last. */
+static void order_like_debuginfo(struct session *s, struct dwarf_ctx *c)
+{
+	struct strmap rank;
+	struct mod_rank *v;
+
+	if (c->nbtf_mods < 2 || !dwarf_unit_for(s, NULL))
+		return;
+	list_modules(s, c);
+	memset(&rank, 0, sizeof(rank));
+	for (size_t i = 0; i < c->nmods; i++)
+		if (!strmap_get(&rank, c->mod_names[i]))
+			strmap_add(&s->arena, &rank, c->mod_names[i],
+				   (void *)(i + 1));
+	v = xcalloc(c->nbtf_mods, sizeof(*v));
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		size_t r = (size_t)strmap_get(&rank, c->btf_mod_names[i]);
+
+		v[i].rank = r ? r : c->nmods + 1 + i;
+		v[i].name = c->btf_mod_names[i];
+		v[i].path = c->btf_mod_paths[i];
+	}
+	qsort(v, c->nbtf_mods, sizeof(*v), rank_cmp);
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		c->btf_mod_names[i] = v[i].name;
+		c->btf_mod_paths[i] = v[i].path;
+	}
+	free(v);
+}
+
 size_t dwarf_btf_tracepoint_modules(struct session *s,
 				    const char *const **names,
 				    const char *const **paths)
@@ -557,6 +601,7 @@ size_t dwarf_btf_tracepoint_modules(struct session *s,
 		c->btf_mods_listed = true;
 		find_modules(c, dir, 0, add_btf_module);
 		free(dir);
+		order_like_debuginfo(s, c);
 	}
 	*names = (const char *const *)c->btf_mod_names;
 	*paths = (const char *const *)c->btf_mod_paths;

@@ -40,7 +40,10 @@ static int tracepoints(struct session *s, const char *sys, const char *glob,
 		       struct dwarf_site ***out, const char **why)
 {
 	const char *const *mods, *const *paths = NULL;
-	bool dwarf = dwarf_available(s, NULL), kernel_ok;
+	/* BTF first, even beside the debuginfo: the same prototypes and
+	 * types, without opening (and relocating) the DWARF of every
+	 * module that defines tracepoints */
+	bool dwarf = !btf_available(s) && dwarf_available(s, NULL), kernel_ok;
 	size_t nmods = dwarf ? dwarf_tracepoint_modules(s, &mods) :
 		       dwarf_btf_tracepoint_modules(s, &mods, &paths);
 	struct dwarf_site **v, **all;
