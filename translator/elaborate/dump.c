@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "debuginfo/dwarf-api.h"
-#include "elaborate/elab-internal.h"
 #include "parse/parse.h"
 #include "parse/print.h"
 #include "providers/provider.h"
@@ -361,31 +360,21 @@ static void exit_printer(FILE *out, const struct symbol *g)
 		fprintf(out, "  __val:%s\n", ast_type_name(g->type));
 }
 
-/* The top-level %{ %} blocks of a file's declarations; *any: the
- * heading is out. */
-static void embedded_of(FILE *out, const struct decl *d, bool *any)
-{
-	for (; d; d = d->next)
-		if (d->kind == D_EMBEDDED) {
-			if (!*any)
-				fputs("# global embedded code\n", out);
-			*any = true;
-			fprintf(out, "%%{%s%%}\n", d->code);
-		}
-}
-
-/* The top-level blocks, as stap lists them first: the script's, then
- * each tapset file's that joined the program. */
+/* The script's top-level %{ %} blocks, which stap lists first. (stap
+ * lists its tapsets' blocks after them; ours are other code than stap's,
+ * and -p2 output that changed with every edit of a tapset's C would
+ * serve no one, so they are left out.) */
 static void embedded_blocks(FILE *out, const struct program *prog)
 {
-	const struct tapset_index *idx = prog->tapsets;
 	bool any = false;
 
-	embedded_of(out, prog->user->decls, &any);
-	for (const struct tapset_file *f = idx ? idx->files : NULL; f;
-	     f = f->next)
-		if (f->loaded)
-			embedded_of(out, f->script->decls, &any);
+	for (const struct decl *d = prog->user->decls; d; d = d->next)
+		if (d->kind == D_EMBEDDED) {
+			if (!any)
+				fputs("# global embedded code\n", out);
+			any = true;
+			fprintf(out, "%%{%s%%}\n", d->code);
+		}
 }
 
 void dump_program(FILE *out, const struct program *prog)
