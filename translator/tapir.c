@@ -187,7 +187,7 @@ static void usage(FILE *out)
 	      "  --ldd          the same for the shared libraries (ldd) of every\n"
 	      "                 -d and process(\"PATH\") program\n"
 	      "  --disable-cache  neither use nor fill the module cache\n"
-	      "  --clean-cache  empty the module cache\n"
+	      "  --clean-cache  empty the cache (modules, objects, indexes)\n"
 	      "  --vm           run in a qemu guest booting an installed kernel\n"
 	      "  --vm-kernel VMLINUZ, --vm-mem MB, --vm-cpus N\n"
 	      "                 the guest's kernel (default: the newest one whose\n"

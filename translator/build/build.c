@@ -557,13 +557,16 @@ out:
 int build_clean_cache(const char *cache_dir, FILE *err)
 {
 	char *dir = cache_dir ? xstrdup(cache_dir) : tapir_cache_dir(), *stamp;
-	const char *sub[] = { "modules", "features", "objects" };
+	/* the build's entries, and pass 2's: the decompressed modules
+	 * (debuginfo/kmod.c) and the function indexes (debuginfo/dwarf.c) */
+	const char *sub[] = { "modules", "features", "objects", "kmod",
+			      "dwarf" };
 	int r = 0;
 	size_t i;
 
 	if (!err)
 		err = stderr;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		char *p = xasprintf("%s/%s", dir, sub[i]);
 
 		if (kf_rmtree(p) < 0) {

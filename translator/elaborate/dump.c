@@ -499,8 +499,9 @@ static void listed_vars(struct session *s, struct listed *l,
 	for (int i = 1; i <= process_mark_nargs(p); i++)
 		fprintf(f, "\n$arg%d:long", i);
 	/* (stap 4.8 lists $argN for .syscall.return too, where they are
-	 * errors, and not its $return) */
-	if (process_is_syscall(p))
+	 * errors, and not its $return; and the same list for every other
+	 * process event: begin, end, thread.begin, thread.end) */
+	if (p->process_event != PROC_NONE)
 		fputs("\n$syscall:long\n$arg1:long\n$arg2:long\n$arg3:long"
 		      "\n$arg4:long\n$arg5:long\n$arg6:long", f);
 	fclose(f);
@@ -591,6 +592,8 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	 * an unsupported location) does not keep the point, or the types of
 	 * the variables around it, from being listed, as with stap -L. */
 	s->skip_badvars = true;
+	/* nor does stap -L warn about what the points' bodies do */
+	s->no_warnings = true;
 	memset(&e, 0, sizeof(e));
 	e.s = s;
 	e.prog = ANEW(&s->arena, struct program);
@@ -622,6 +625,17 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 				probes_expand(&e, d);
 				continue;
 			}
+			/* a wildcard matches provider points too ("*" is
+			 * begin, end, ... and the aliases), and aliases with
+			 * a suffix ("tcp.*.return": tcp.receive.return) */
+			{
+				struct decl *d = ast_decl(s, D_PROBE, &pt->loc);
+
+				*d = *sc->decls;
+				d->next = NULL;
+				d->points = one;
+				probes_expand_wild_rest(&e, d);
+			}
 			names = xrealloc(names, (size_t)(nnames + nal) *
 					 sizeof(*names));
 			for (int i = 0; i < nal; i++) {
@@ -646,6 +660,20 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 			}
 		}
 		free(als);
+	}
+	/* a point an alias made through a suffix lists as the alias with
+	 * the suffix (tcp.disconnect.call), as pn() names it; through a
+	 * wildcard suffix ("tcp.receive.*") as the point it is, with its
+	 * '!' or '?' in the alias, as stap lists it */
+	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
+		if (!p->derived || !p->pn || p->mark || p->listed_as)
+			continue;
+		if (!strpbrk(p->pn, "*?["))
+			p->name = p->pn;
+		else if (p->written && p->written->sufficient)
+			p->name = arena_printf(&s->arena, "%s!", p->name);
+		else if (p->written && p->written->optional)
+			p->name = arena_printf(&s->arena, "%s?", p->name);
 	}
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		e.fn = NULL;

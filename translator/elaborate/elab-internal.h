@@ -76,6 +76,7 @@ bool tapset_add_probes(struct elab *e);
 
 /* probes.c */
 void probes_expand(struct elab *e, const struct decl *d);
+void probes_expand_wild_rest(struct elab *e, const struct decl *d);
 const char *pp_text(struct session *s, const struct probe_point *pp);
 int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
 			    const struct alias_def **out, int max);

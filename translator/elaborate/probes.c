@@ -325,6 +325,79 @@ static int alias_hit_cmp(const void *a, const void *b)
 	return c ? c : x->seq - y->seq;
 }
 
+static bool is_wild(const char *name)
+{
+	return strpbrk(name, "*?[") != NULL;
+}
+
+static bool wild_point(const struct probe_point *pp)
+{
+	for (const struct pp_comp *c = pp->comps; c; c = c->next)
+		if (is_wild(c->name))
+			return true;
+	return false;
+}
+
+/* Does an alias have this (wildcard-free) point's whole name? */
+static bool alias_named(struct expand *x, const struct probe_point *pp)
+{
+	struct tapset_index *idx = x->e->idx;
+
+	for (int i = 0; i < idx->naliases; i++)
+		if (alias_match(pp, idx->aliases[i].name, ncomps(pp)))
+			return true;
+	return false;
+}
+
+/*
+ * A wildcard point is also each alias a prefix of it names, with the rest
+ * of the point as the suffix, where no alias has a name the whole point
+ * matches that way: "tcp.*.return" is tcp.receive.return through
+ * tcp.receive, "tcp.*.*" tcp.receive's points with ".*", as stap's match
+ * tree takes it. Each is left out quietly when it makes
+ * nothing (a suffix its points do not take).
+ */
+static int match_alias_suffixes(struct expand *x, const struct probe_point *pp,
+				struct part *parts, struct expr *cond,
+				bool *matched)
+{
+	struct session *s = x->e->s;
+	struct tapset_index *idx = x->e->idx;
+	int n = 0, len = ncomps(pp);
+
+	for (int k = len - 1; k > 0; k--) {
+		const struct pp_comp *rest = pp->comps;
+
+		for (int i = 0; i < k; i++)
+			rest = rest->next;
+		for (int i = 0; i < idx->naliases; i++) {
+			const struct alias_def *al = &idx->aliases[i];
+			struct probe_point *one;
+			int errors = s->errors, got;
+
+			if (ncomps(al->name) != k ||
+			    !alias_match(pp, al->name, k))
+				continue;
+			one = ANEW(&s->arena, struct probe_point);
+			*one = *pp;
+			one->comps = copy_comps(s, al->name->comps,
+						copy_comps(s, rest, NULL));
+			if (alias_named(x, one))
+				continue;
+			*matched = true;
+			s->quiet++;
+			got = expand_alias(x, one, al, k, parts, cond);
+			s->quiet--;
+			if (s->errors > errors || got < 0) {
+				s->errors = errors;
+				continue;
+			}
+			n += got;
+		}
+	}
+	return n;
+}
+
 /* whole: only aliases named by the whole point; else only those named by
  * a prefix of it (the suffix form), longest first */
 static int match_aliases(struct expand *x, const struct probe_point *pp,
@@ -391,46 +464,167 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 		free(hits);
 	}
 	(void)best;
+	if (whole && wild_point(pp)) {
+		bool more = false;
+		int got = match_alias_suffixes(x, pp, parts, cond, &more);
+
+		*matched |= more;
+		n = got < 0 ? -1 : n + got;
+	}
 	return n;
 }
 
-/* "timer.ms(n)" against a point: 1 match, 0 no, -1 arguments differ */
-static int pattern_match(struct session *s, const char *pat,
-			 const struct probe_point *pp)
+/* One component of a provider pattern: "ms(n)" is name "ms", kind 'n'. */
+struct pat_comp {
+	const char *name;
+	char kind;		/* 0, 'n' or 's' */
+};
+
+static int pat_split(struct session *s, const char *pat, struct pat_comp *out,
+		     int max)
 {
-	const struct pp_comp *c = pp->comps;
-	const char *p = pat;
-	bool args_ok = true;
+	int n = 0;
 
-	while (*p) {
-		size_t n = strcspn(p, ".(");
-		char kind = 0;
-		char *name;
+	while (*pat && n < max) {
+		size_t len = strcspn(pat, ".(");
 
-		if (!c)
-			return 0;
-		name = arena_strndup(&s->arena, p, n);
-		p += n;
-		if (*p == '(') {
-			kind = p[1];
-			p += 3;
+		out[n].name = arena_strndup(&s->arena, pat, len);
+		out[n].kind = 0;
+		pat += len;
+		if (*pat == '(') {
+			out[n].kind = pat[1];
+			pat += 3;
 		}
-		if (strcmp(c->name, name) != 0 &&
-		    fnmatch(c->name, name, 0) != 0)
-			return 0;
-		if (kind == 'n' && !(c->arg && c->arg->kind == E_NUM))
-			args_ok = false;
-		if (kind == 's' && !(c->arg && c->arg->kind == E_STR))
-			args_ok = false;
-		if (!kind && c->arg)
-			args_ok = false;
-		if (*p == '.')
-			p++;
-		c = c->next;
+		if (*pat == '.')
+			pat++;
+		n++;
 	}
-	if (c)
+	return n;
+}
+
+static bool arg_fits(char kind, const struct expr *arg)
+{
+	if (!kind)
+		return !arg;
+	if (!arg)
+		return false;
+	return kind == 'n' ? arg->kind == E_NUM : arg->kind == E_STR;
+}
+
+/*
+ * Components c against pattern components p[0..np). A literal name
+ * matches its own component, its argument checked apart (*args_ok); a
+ * wildcard name matches only components that take an argument exactly
+ * when it has one ("timer.*" is timer.profile, not timer.ms(n)), as
+ * stap's match tree does; "**" stands for one or more components
+ * without arguments. On a match, *out is the point's components named
+ * as the pattern names them (the point's own arguments).
+ */
+static bool comps_match(struct session *s, const struct pat_comp *p, int np,
+			const struct pp_comp *c, bool *args_ok,
+			struct pp_comp **out)
+{
+	struct pp_comp *n;
+
+	if (!c)
+		return np == 0;
+	if (np == 0)
+		return false;
+	if (strcmp(c->name, "**") == 0 && !c->arg) {
+		for (int k = 1; k <= np && !p[k - 1].kind; k++) {
+			struct pp_comp *rest = NULL, **tail = out;
+
+			if (!comps_match(s, p + k, np - k, c->next, args_ok,
+					 &rest))
+				continue;
+			for (int i = 0; i < k; i++) {
+				n = ANEW(&s->arena, struct pp_comp);
+				n->name = p[i].name;
+				n->loc = c->loc;
+				*tail = n;
+				tail = &n->next;
+			}
+			*tail = rest;
+			return true;
+		}
+		return false;
+	}
+	if (strcmp(c->name, p->name) == 0) {
+		if (!arg_fits(p->kind, c->arg))
+			*args_ok = false;
+	} else if (!is_wild(c->name) || fnmatch(c->name, p->name, 0) != 0 ||
+		   !arg_fits(p->kind, c->arg)) {
+		return false;
+	}
+	n = ANEW(&s->arena, struct pp_comp);
+	*n = *c;
+	n->name = p->name;
+	n->next = NULL;
+	*out = n;
+	return comps_match(s, p + 1, np - 1, c->next, args_ok, &n->next);
+}
+
+/* "timer.ms(n)" against a point: 1 match, 0 no, -1 arguments differ; on
+ * a match *concrete is the point named as the pattern names it */
+static int pattern_match(struct session *s, const char *pat,
+			 const struct probe_point *pp,
+			 struct probe_point **concrete)
+{
+	struct pat_comp p[16];
+	int np = pat_split(s, pat, p, 16);
+	bool args_ok = true;
+	struct pp_comp *comps = NULL;
+
+	if (!comps_match(s, p, np, pp->comps, &args_ok, &comps))
 		return 0;
-	return args_ok ? 1 : -1;
+	if (!args_ok)
+		return -1;
+	*concrete = ANEW(&s->arena, struct probe_point);
+	**concrete = *pp;
+	(*concrete)->comps = comps;
+	return 1;
+}
+
+/*
+ * A point with wildcard components is every provider point it matches
+ * (begin, end, process.begin, ... for "*", "process.*"), each resolved
+ * on its own and left out quietly when it makes nothing, as stap
+ * expands a wildcard; a point an alias of that name already covers is
+ * the alias's (timer.profile).
+ */
+static int match_providers_wild(struct expand *x, const struct probe_point *pp,
+				bool *matched)
+{
+	struct session *s = x->e->s;
+	int total = 0;
+
+	*matched = false;
+	for (int i = 0; providers[i]; i++) {
+		const struct provider *pv = providers[i];
+
+		for (int j = 0; pv->patterns[j]; j++) {
+			struct probe_point *one;
+			struct dprobe tmpl;
+			int errors = s->errors, got;
+
+			if (pattern_match(s, pv->patterns[j], pp, &one) <= 0 ||
+			    pv->unsupported || alias_named(x, one))
+				continue;
+			*matched = true;
+			tmpl = x->tmpl;
+			tmpl.prov = pv;
+			tmpl.has_targets = pv->has_targets;
+			s->quiet++;
+			got = pv->resolve(x->e, one, j, &tmpl);
+			s->quiet--;
+			if (s->errors > errors || got < 0) {
+				s->errors = errors;
+				continue;
+			}
+			total += got;
+		}
+	}
+	return total;
 }
 
 static int match_providers(struct expand *x, const struct probe_point *pp,
@@ -440,12 +634,15 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 	const char *bad = NULL;
 	struct dprobe tmpl;
 
+	if (wild_point(pp))
+		return match_providers_wild(x, pp, matched);
 	*matched = false;
 	for (int i = 0; providers[i]; i++) {
 		const struct provider *pv = providers[i];
 
 		for (int j = 0; pv->patterns[j]; j++) {
-			int m = pattern_match(s, pv->patterns[j], pp);
+			struct probe_point *one;
+			int m = pattern_match(s, pv->patterns[j], pp, &one);
 
 			if (m < 0)
 				bad = pv->patterns[j];
@@ -461,7 +658,7 @@ static int match_providers(struct expand *x, const struct probe_point *pp,
 			tmpl = x->tmpl;
 			tmpl.prov = pv;
 			tmpl.has_targets = pv->has_targets;
-			return pv->resolve(x->e, pp, j, &tmpl);
+			return pv->resolve(x->e, one, j, &tmpl);
 		}
 	}
 	if (bad) {
@@ -596,8 +793,16 @@ static int expand_point_loud(struct expand *x, const struct probe_point *pp,
 	 * is the timer family's even when an alias timer.profile exists),
 	 * else an alias of a prefix with the rest as a suffix */
 	total = match_aliases(x, pp, parts, cond, true, &matched);
-	if (total >= 0 && !matched)
+	if (total >= 0 && !matched) {
 		total = match_providers(x, pp, &matched);
+	} else if (total >= 0 && wild_point(pp)) {
+		/* a wildcard is the aliases and the provider points it
+		 * matches ("*": begin, end, ... and syscall_any) */
+		bool prov;
+		int got = match_providers(x, pp, &prov);
+
+		total = got < 0 ? -1 : total + got;
+	}
 	if (total >= 0 && !matched)
 		total = match_aliases(x, pp, parts, cond, false, &matched);
 	x->tmpl = saved;
@@ -691,4 +896,31 @@ int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
 			out[n++] = al;
 	}
 	return n;
+}
+
+/* For -l and -L: what the wildcard point of d matches besides the aliases
+ * of its whole name (those list under their own names): the provider
+ * points and the aliases of a prefix with the rest as a suffix. */
+void probes_expand_wild_rest(struct elab *e, const struct decl *d)
+{
+	const struct probe_point *pp = d->points;
+	struct part *parts = part_new(e->s, d->body, NULL);
+	struct expand x;
+	bool matched;
+
+	if (!wild_point(pp) || has_globstar(pp))
+		return;
+	memset(&x, 0, sizeof(x));
+	x.e = e;
+	x.tmpl.decl = d;
+	x.tmpl.user = pp;
+	x.tmpl.written = pp;
+	x.tmpl.body = (struct stmt *)parts;
+	match_providers_wild(&x, pp, &matched);
+	memset(&x, 0, sizeof(x));
+	x.e = e;
+	x.tmpl.decl = d;
+	x.tmpl.user = pp;
+	x.tmpl.written = pp;
+	match_alias_suffixes(&x, pp, parts, NULL, &matched);
 }

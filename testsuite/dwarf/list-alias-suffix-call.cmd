@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'tcp.disconnect.call'

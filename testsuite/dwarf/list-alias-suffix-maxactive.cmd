@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'vfs.read.return.maxactive(4)'

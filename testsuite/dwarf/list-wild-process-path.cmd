@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'process("/tmp/tapir-uprog/uprog").*'
