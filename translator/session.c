@@ -123,14 +123,18 @@ struct srcfile *session_read_file(struct session *s, const char *path,
 /*
  * An uninstalled tapir (run from its build tree) uses the source tree's
  * tapsets; an installed one uses $(pkgdatadir)/tapsets. TAPIR_DATADIR
- * overrides both.
+ * overrides both, and SYSTEMTAP_TAPSET, which names the tapset folder
+ * itself as it does for stap, overrides TAPIR_DATADIR.
  */
 const char *session_tapset_dir(struct session *s)
 {
 	const char *env = getenv("TAPIR_DATADIR");
+	const char *tapset = getenv("SYSTEMTAP_TAPSET");
 	char exe[PATH_MAX];
 	ssize_t n;
 
+	if (tapset && *tapset)
+		return tapset;
 	if (env && *env)
 		return arena_printf(&s->arena, "%s/tapsets", env);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
