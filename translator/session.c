@@ -120,6 +120,14 @@ struct srcfile *session_read_file(struct session *s, const char *path,
 	return f;
 }
 
+/* Does a function probe of code built with (optimized) or without
+ * optimization go past the function's prologue? */
+bool session_past_prologue(const struct session *s, bool optimized)
+{
+	return s->prologue == PROLOGUE_ALWAYS ||
+	       (s->prologue == PROLOGUE_AUTO && !optimized);
+}
+
 /*
  * An uninstalled tapir (run from its build tree) uses the source tree's
  * tapsets; an installed one uses $(pkgdatadir)/tapsets. TAPIR_DATADIR

@@ -197,6 +197,9 @@ static void usage(FILE *out)
 	      "  --privilege=stapdev|stapsys|stapusr, --unprivileged (stapusr)\n"
 	      "                 stap's privilege level; below stapdev, only\n"
 	      "                 with -p1 (the level's checks are not done)\n"
+	      "  --prologue-searching[=always|never|auto]\n"
+	      "                 DWARF function probes past the prologue always\n"
+	      "                 (no WHEN), never, or for unoptimized code (auto)\n"
 	      "  -v             more verbose\n"
 	      "  -h, --help     show this help\n"
 	      "  -V, --version  show the version\n"
@@ -211,7 +214,7 @@ int main(int argc, char **argv)
 	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
 	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
 	       OPT_ALL_MODULES, OPT_JSON, OPT_LDD, OPT_UNPRIVILEGED,
-	       OPT_PRIVILEGE };
+	       OPT_PRIVILEGE, OPT_PROLOGUE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -231,6 +234,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
 		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
+		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *list = NULL;
@@ -392,6 +396,20 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			ro.json = true;
+			break;
+		case OPT_PROLOGUE:
+			if (!optarg || strcmp(optarg, "always") == 0) {
+				s->prologue = PROLOGUE_ALWAYS;
+			} else if (strcmp(optarg, "never") == 0) {
+				s->prologue = PROLOGUE_NEVER;
+			} else if (strcmp(optarg, "auto") == 0) {
+				s->prologue = PROLOGUE_AUTO;
+			} else {
+				fprintf(stderr, "tapir: invalid argument '%s' "
+					"for --prologue-searching\n", optarg);
+				status = 1;
+				goto out;
+			}
 			break;
 		case OPT_UNPRIVILEGED:
 		case OPT_PRIVILEGE: {
