@@ -120,17 +120,29 @@ struct srcfile *session_read_file(struct session *s, const char *path,
 	return f;
 }
 
+/* Does a function probe of code built with (optimized) or without
+ * optimization go past the function's prologue? */
+bool session_past_prologue(const struct session *s, bool optimized)
+{
+	return s->prologue == PROLOGUE_ALWAYS ||
+	       (s->prologue == PROLOGUE_AUTO && !optimized);
+}
+
 /*
  * An uninstalled tapir (run from its build tree) uses the source tree's
  * tapsets; an installed one uses $(pkgdatadir)/tapsets. TAPIR_DATADIR
- * overrides both.
+ * overrides both, and SYSTEMTAP_TAPSET, which names the tapset folder
+ * itself as it does for stap, overrides TAPIR_DATADIR.
  */
 const char *session_tapset_dir(struct session *s)
 {
 	const char *env = getenv("TAPIR_DATADIR");
+	const char *tapset = getenv("SYSTEMTAP_TAPSET");
 	char exe[PATH_MAX];
 	ssize_t n;
 
+	if (tapset && *tapset)
+		return tapset;
 	if (env && *env)
 		return arena_printf(&s->arena, "%s/tapsets", env);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

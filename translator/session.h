@@ -17,6 +17,11 @@ struct dwarf_ctx;
 struct uprog;
 struct macro_table;
 
+/* Where a DWARF function probe goes (--prologue-searching): past the
+ * prologue when the code was built without optimization (auto), never
+ * past it, or always. */
+enum { PROLOGUE_AUTO, PROLOGUE_NEVER, PROLOGUE_ALWAYS };
+
 struct session {
 	struct arena arena;
 	FILE *err;			/* diagnostics go here */
@@ -35,6 +40,7 @@ struct session {
 	bool warnings_fatal;		/* -W */
 	bool keep_unused;		/* -u: no elision */
 	bool skip_badvars;		/* --skip-badvars */
+	int prologue;			/* --prologue-searching: PROLOGUE_* */
 	const char **args;		/* script arguments $1..$N */
 	int nargs;
 	const char **include_dirs;	/* -I DIR, in order */
@@ -75,5 +81,6 @@ struct srcfile *session_read_file(struct session *s, const char *path,
 
 /* The tapset library directory (installed, or the source tree's). */
 const char *session_tapset_dir(struct session *s);
+bool session_past_prologue(const struct session *s, bool optimized);
 
 #endif

@@ -194,6 +194,12 @@ static void usage(FILE *out)
 	      "                 headers are installed), memory and CPUs\n"
 	      "  --vm-file HOST[:GUEST]  copy a file into the guest (default\n"
 	      "                 GUEST: /root/NAME; the script runs in /root)\n"
+	      "  --privilege=stapdev|stapsys|stapusr, --unprivileged (stapusr)\n"
+	      "                 stap's privilege level; below stapdev, only\n"
+	      "                 with -p1 (the level's checks are not done)\n"
+	      "  --prologue-searching[=always|never|auto]\n"
+	      "                 DWARF function probes past the prologue always\n"
+	      "                 (no WHEN), never, or for unoptimized code (auto)\n"
 	      "  -v             more verbose\n"
 	      "  -h, --help     show this help\n"
 	      "  -V, --version  show the version\n"
@@ -207,7 +213,8 @@ int main(int argc, char **argv)
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
 	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
 	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
-	       OPT_ALL_MODULES, OPT_JSON, OPT_LDD };
+	       OPT_ALL_MODULES, OPT_JSON, OPT_LDD, OPT_UNPRIVILEGED,
+	       OPT_PRIVILEGE, OPT_PROLOGUE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -225,6 +232,9 @@ int main(int argc, char **argv)
 		{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
 		{ "vm-file", required_argument, NULL, OPT_VM_FILE },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
+		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
+		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *list = NULL;
@@ -239,6 +249,7 @@ int main(int argc, char **argv)
 	struct strlist defines = { 0 }, make_vars = { 0 }, params = { 0 },
 		       vm_files = { 0 };
 	bool clean_cache = false;
+	const char *privilege = NULL;	/* --privilege=LEVEL, --unprivileged */
 	int c, status, nlistings = 0;
 
 	while ((c = getopt_long(argc, argv, "e:p:gI:r:vuwWl:L:hVc:x:T:o:s:S:tbG:D:B:m:kd:", longopts,
@@ -386,6 +397,42 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			ro.json = true;
 			break;
+		case OPT_PROLOGUE:
+			if (!optarg || strcmp(optarg, "always") == 0) {
+				s->prologue = PROLOGUE_ALWAYS;
+			} else if (strcmp(optarg, "never") == 0) {
+				s->prologue = PROLOGUE_NEVER;
+			} else if (strcmp(optarg, "auto") == 0) {
+				s->prologue = PROLOGUE_AUTO;
+			} else {
+				fprintf(stderr, "tapir: invalid argument '%s' "
+					"for --prologue-searching\n", optarg);
+				status = 1;
+				goto out;
+			}
+			break;
+		case OPT_UNPRIVILEGED:
+		case OPT_PRIVILEGE: {
+			const char *level = c == OPT_PRIVILEGE ? optarg :
+					    "stapusr";
+
+			if (privilege) {
+				fputs("tapir: privilege level may be set only "
+				      "once\n", stderr);
+				status = 1;
+				goto out;
+			}
+			if (strcmp(level, "stapdev") != 0 &&
+			    strcmp(level, "stapsys") != 0 &&
+			    strcmp(level, "stapusr") != 0) {
+				fprintf(stderr, "tapir: invalid argument '%s' "
+					"for --privilege\n", level);
+				status = 1;
+				goto out;
+			}
+			privilege = level;
+			break;
+		}
 		case OPT_VM_KERNEL:
 			ro.vm_kernel = optarg;
 			ro.vm = true;
@@ -424,6 +471,27 @@ int main(int argc, char **argv)
 		      "specified\n", stderr);
 		status = 1;
 		goto out;
+	}
+	/* stap's privilege levels below stapdev (the default, everything)
+	 * restrict the probes and functions a script may use; tapir parses
+	 * such scripts (-p1) but does not check those restrictions, so it
+	 * will not analyse or build one rather than build a module the
+	 * level does not allow. */
+	if (privilege && strcmp(privilege, "stapdev") != 0) {
+		if (s->guru) {
+			fprintf(stderr, "tapir: you can't specify -g and "
+				"--privilege=%s together\n", privilege);
+			status = 1;
+			goto out;
+		}
+		if (s->last_pass >= 2 || list || dump) {
+			fprintf(stderr, "tapir: --privilege=%s is only taken "
+				"with -p1: the checks of what an unprivileged "
+				"script may use are not implemented\n",
+				privilege);
+			status = 1;
+			goto out;
+		}
 	}
 	if (ro.cmd && ro.xpid) {
 		fputs("tapir: you can't specify -c and -x together\n", stderr);

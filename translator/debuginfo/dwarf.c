@@ -1675,7 +1675,8 @@ static struct dwarf_site *make_site(struct finder *f, Dwarf_Die *cu,
 	site->entry_pc = entry;
 	site->optimized = cu_optimized(cu);
 	site->prologue_pc = inlined ? entry : after_prologue(die, entry);
-	site->pc = site->optimized ? entry : site->prologue_pc;
+	site->pc = session_past_prologue(s, site->optimized) ?
+		   site->prologue_pc : entry;
 	site->var_pc = !inlined && site->pc == entry ?
 		       past_fentry(f->u, entry) : site->pc;
 	site->inlined = inlined;

@@ -712,6 +712,11 @@ void resolve_expr(struct elab *e, struct expr *x)
 		if (x->op == AT_OP_ENTRY && e->probe && !e->probe->is_return)
 			elab_error(e, &x->loc, "'@entry' is only available in "
 				   "return probes, not in '%s'", e->probe->name);
+		/* a counter's value needs a perf.*.counter("name")
+		 * probe, which tapir does not have yet */
+		if (x->op == AT_OP_PERF)
+			elab_error(e, &x->loc, "cannot translate general "
+				   "@perf expression");
 		if (x->op == AT_OP_PROBEWRITE && x->args &&
 		    x->args->kind != E_VAR)
 			elab_error(e, &x->args->loc, "'@probewrite' takes a "

@@ -686,6 +686,7 @@ static enum vtype infer(struct elab *e, struct expr *x, enum vtype want)
 		case AT_OP_DEFINED:
 		case AT_OP_PROBEWRITE:
 		case AT_OP_CONST:
+		case AT_OP_PERF:
 			t = TYPE_LONG;
 			break;
 		default:

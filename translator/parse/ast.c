@@ -58,6 +58,7 @@ static const char *const atop_names[AT_OP__COUNT] = {
 	[AT_OP_PROBEWRITE] = "probewrite", [AT_OP_CONST] = "const",
 	[AT_OP_KREGISTER] = "kregister", [AT_OP_UREGISTER] = "uregister",
 	[AT_OP_KDEREF] = "kderef", [AT_OP_UDEREF] = "uderef",
+	[AT_OP_PERF] = "perf",
 };
 
 const char *ast_atop_name(int atop)

@@ -37,6 +37,7 @@ enum op {
 enum atop {
 	AT_OP_ENTRY, AT_OP_DEFINED, AT_OP_PROBEWRITE, AT_OP_CONST,
 	AT_OP_KREGISTER, AT_OP_UREGISTER, AT_OP_KDEREF, AT_OP_UDEREF,
+	AT_OP_PERF,			/* @perf("counter") */
 	AT_OP__COUNT
 };
 

@@ -75,6 +75,7 @@ static const struct {
 	{ "uregister", AT_OP, AT_OP_UREGISTER },
 	{ "kderef", AT_OP, AT_OP_KDEREF },
 	{ "uderef", AT_OP, AT_OP_UDEREF },
+	{ "perf", AT_OP, AT_OP_PERF },
 	{ "count", AT_STAT, STAT_COUNT },
 	{ "sum", AT_STAT, STAT_SUM },
 	{ "min", AT_STAT, STAT_MIN },

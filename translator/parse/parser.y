@@ -169,7 +169,7 @@ static struct stmt *foreach_finish(struct parser *p, struct foreach *fe,
 	    AT_STAT AT_HIST_LINEAR AT_HIST_LOG AT_UNKNOWN PRINT_FN
 
 %type <expr> expr primary literal_value opt_expr index target hist
-%type <expr> autocast_base
+%type <expr> value
 %type <elist> args arg_list index_list
 %type <stmt> stmt block simple_stmt foreach_stmt
 %type <slist> stmts
@@ -834,6 +834,12 @@ expr
 				$$ = $2;
 				$$->addr = true;
 				$$->loc = *@1;
+			} else if (!$2->addr) {
+				/* & before any other value: the address of
+				 * an autocast without members, as in stap */
+				$$ = ast_expr(S, E_AUTOCAST, @1);
+				$$->a = $2;
+				$$->addr = true;
 			} else {
 				$$ = ast_expr(S, E_UNARY, @1);
 				$$->op = OP_ADDR;
@@ -844,7 +850,41 @@ expr
 	| primary %prec STMT_END
 	;
 
+/* A value followed by ->field, [index], $ or $$ without a $var or @cast
+ * before it is an autocast: its type comes from where the value was
+ * assigned (stap 2.6 and later take any value here, literals too). */
 primary
+	: value %prec STMT_END
+	| value chain_step chain pretty
+		{
+			$2->next = $3.head;
+			$$ = ast_expr(S, E_AUTOCAST, @2);
+			$$->a = $1;
+			$$ = target(p, $$, $2, $4);
+		}
+	| value DOLLAR
+		{
+			$$ = ast_expr(S, E_AUTOCAST, @2);
+			$$->a = $1;
+			$$ = target(p, $$, NULL, 1);
+		}
+	| value DOLLAR2
+		{
+			$$ = ast_expr(S, E_AUTOCAST, @2);
+			$$->a = $1;
+			$$ = target(p, $$, NULL, 2);
+		}
+	| target
+	| CTXVAR pretty
+		{
+			$$ = ast_expr(S, E_CTXVAR, @1);
+			$$->str = arena_strndup(&S->arena, $1->text + 2,
+						$1->len - 2);
+			$$->pretty = (unsigned char)$2;
+		}
+	;
+
+value
 	: NUMBER		{ $$ = literal(p, $1, false); }
 	| STRING		{ $$ = literal(p, $1, false); }
 	| IDENT %prec STMT_END
@@ -866,14 +906,6 @@ primary
 			check_embedded(p, $1, "embedded expression code");
 			$$ = ast_expr(S, E_EMBEDDED, @1);
 			$$->str = arena_strndup(&S->arena, $1->str, $1->slen);
-		}
-	| target
-	| CTXVAR pretty
-		{
-			$$ = ast_expr(S, E_CTXVAR, @1);
-			$$->str = arena_strndup(&S->arena, $1->text + 2,
-						$1->len - 2);
-			$$->pretty = (unsigned char)$2;
 		}
 	| AT_STAT '(' expr ')'
 		{
@@ -913,7 +945,8 @@ primary
 				perror_at(p, @1, "'%.*s' takes %d argument%s, "
 					  "%d given", (int)$1->len, $1->text,
 					  want, want == 1 ? "" : "s", $3.n);
-			else if ($1->num == AT_OP_CONST &&
+			else if (($1->num == AT_OP_CONST ||
+				  $1->num == AT_OP_PERF) &&
 				 $3.head->kind != E_STR)
 				perror_at(p, &$3.head->loc, "expected literal string");
 			if (($1->num == AT_OP_CONST || $1->num == AT_OP_KREGISTER ||
@@ -985,48 +1018,6 @@ target
 			$$->str2 = arena_strndup(&S->arena, $5->str, $5->slen);
 			$$ = target(p, $$, $7.head, $8);
 		}
-	| autocast_base ARROW IDENT chain pretty
-		{
-			/* a value followed by ->: its type comes from where
-			 * it was assigned (autocast) */
-			struct chain *first = ANEW(&S->arena, struct chain);
-
-			first->field = name_of(p, $3);
-			first->loc = *@3;
-			first->next = $4.head;
-			$$ = ast_expr(S, E_AUTOCAST, @2);
-			$$->a = $1;
-			$$ = target(p, $$, first, $5);
-		}
-	| '(' expr ')' '[' expr ']' chain pretty
-		{
-			struct chain *first = ANEW(&S->arena, struct chain);
-
-			first->index = $5;
-			first->loc = *@4;
-			first->next = $7.head;
-			$$ = ast_expr(S, E_AUTOCAST, @4);
-			$$->a = $2;
-			$$ = target(p, $$, first, $8);
-		}
-	;
-
-/* Values that may be followed by ->field without a $ or @cast. */
-autocast_base
-	: IDENT
-		{
-			$$ = ast_expr(S, E_VAR, @1);
-			$$->str = name_of(p, $1);
-		}
-	| IDENT '[' index_list ']'
-		{
-			$$ = ast_expr(S, E_INDEX, @1);
-			$$->str = name_of(p, $1);
-			$$->args = $3.head;
-		}
-	| IDENT '(' args ')'	{ $$ = call(p, $1, $3.head); }
-	| PRINT_FN '(' args ')'	{ $$ = call(p, $1, $3.head); }
-	| '(' expr ')'		{ $$ = $2; }
 	;
 
 chain
@@ -1185,7 +1176,8 @@ static bool is_operator(yysymbol_kind_t k)
 
 static bool is_postfix(yysymbol_kind_t k)
 {
-	static const char *const set[] = { "'->'", "'('", "'['", NULL };
+	static const char *const set[] = { "'->'", "'('", "'['", "'$'", "'$$'",
+					   NULL };
 
 	return name_in(k, set);
 }

@@ -248,8 +248,9 @@ static void primary(struct obuf *out, const struct expr *e)
 		if (e->addr)
 			ob_ch(out, '&');
 		/* only what the grammar takes before -> goes bare */
-		if (e->chain->field && (e->a->kind == E_VAR ||
-		    e->a->kind == E_INDEX || e->a->kind == E_CALL)) {
+		if (e->chain && e->chain->field &&
+		    (e->a->kind == E_VAR || e->a->kind == E_INDEX ||
+		     e->a->kind == E_CALL)) {
 			primary(out, e->a);
 		} else {
 			ob_ch(out, '(');

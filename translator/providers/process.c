@@ -279,7 +279,7 @@ static int dwarf_fn(Dwarf_Die *d, void *arg)
 	f.cu_die = w->cu_die;
 	f.cu = w->cu;
 	f.optimized = w->optimized;
-	if (!w->optimized) {
+	if (session_past_prologue(w->s, w->optimized)) {
 		n = dwarf_entry_breakpoints(d, &bk);
 		if (n > 0)
 			f.prologue = bk[0];
