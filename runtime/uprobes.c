@@ -706,8 +706,11 @@ int tp_uprobes_start(void)
 	rc = tp_tf_start();
 	if (rc)
 		return rc;
-	/* last probe first, as stap and runtime/kprobes.c */
-	for (i = tp_nup; i-- > 0;)
+	/* in probe order: the kernel runs a uprobe's consumers newest
+	 * first, so of two probes at one address (a function's inline
+	 * copy under .function and .call) the later one fires first, as
+	 * stap 4.8's do (uprobe-run inline-any) */
+	for (i = 0; i < tp_nup; i++)
 		tp_up_register(&tp_ups[i]);
 	return 0;
 }
