@@ -153,6 +153,9 @@ struct ufunc {
 					 * function: its index + 1, else 0 */
 	bool no_twin;			/* an IFUNC or a hidden symbol
 					 * version: stands for nothing */
+	bool asm_fn;			/* DWARF without a declaration (an
+					 * assembly function): named by the
+					 * line table at its entry */
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -228,8 +231,11 @@ static int by_entry(const void *a, const void *b)
 
 	if (x->entry != y->entry)
 		return x->entry < y->entry ? -1 : 1;
-	/* DWARF before the symbol table at one address */
-	return (x->decl_file == NULL) - (y->decl_file == NULL);
+	/* DWARF before the symbol table at one address, DWARF in DIE
+	 * order */
+	if ((x->decl_file == NULL) != (y->decl_file == NULL))
+		return (x->decl_file == NULL) - (y->decl_file == NULL);
+	return x->die < y->die ? -1 : x->die > y->die;
 }
 
 static void add_fn(struct uprog *u, size_t *cap, const struct ufunc *f)
@@ -283,6 +289,17 @@ static int dwarf_fn(Dwarf_Die *d, void *arg)
 	}
 	file = dwarf_decl_file(d);
 	dwarf_decl_line(d, &line);
+	if (!file) {
+		/* an assembly function (glibc's syscall stubs): as stap,
+		 * the source line of its first instruction names it */
+		Dwarf_Die cu;
+		Dwarf_Line *l = dwarf_diecu(d, &cu, NULL, NULL) ?
+				dwarf_getsrc_die(&cu, pc) : NULL;
+
+		if (l && (file = dwarf_linesrc(l, NULL, NULL)))
+			dwarf_lineno(l, &line);
+		f.asm_fn = true;
+	}
 	f.name = arena_strdup(&w->s->arena, name);
 	f.decl_file = file ? arena_strdup(&w->s->arena, file) : "";
 	f.decl_line = line;
@@ -388,9 +405,15 @@ static void dedup(struct uprog *u)
 	for (size_t i = 0; i < u->nfns; i++) {
 		struct ufunc f = u->fns[i];
 
-		if (k && u->fns[first].entry != f.entry)
+		if (k && u->fns[first].entry != f.entry) {
 			first = k;
-		else if (k && !f.decl_file) {
+		} else if (k && f.asm_fn && u->fns[first].decl_file) {
+			/* a second assembly name of one address
+			 * (__GI_pkey_alloc beside pkey_alloc): stap lists
+			 * the first, the other stands for it */
+			f.alias = true;
+			f.twin = first + 1;
+		} else if (k && !f.decl_file) {
 			size_t dw = 0;
 			struct ufunc *same = NULL;
 
@@ -958,22 +981,31 @@ static int statement(struct elab *e, const struct probe_point *pp,
 
 /* process("PATH").statement("FUNC"), no file or line: as stap, the
  * functions' first instruction (before the prologue), named by their
- * declaration. */
+ * declaration, a symbol-table name standing for the DWARF function at its
+ * address (malloc: __libc_malloc), and the entries of their inline
+ * instances; from the separate debuginfo of a stripped file too. */
 static int statement_entries(struct elab *e, const struct probe_point *pp,
 			     const struct dprobe *tmpl, struct uprog *u)
 {
 	struct session *s = e->s;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str;
+	bool *done = xcalloc(u->nfns + 1, sizeof(*done));
 	int count = 0;
 
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		struct dprobe *p;
 
-		if (!f->decl_file || u->sep_debug ||
-		    fnmatch(pat, f->name, 0) != 0)
+		if (wild(pat) ? (f->alias && !f->twin) ||
+				fnmatch(pat, f->name, 0) != 0 :
+				strcmp(pat, f->name) != 0)
 			continue;
+		if (f->twin)
+			f = &u->fns[f->twin - 1];
+		if (!f->decl_file || done[f - u->fns])
+			continue;
+		done[f - u->fns] = true;
 		p = uprobe_emit(e, tmpl, concrete(s, pp, u->path,
 				arena_printf(&s->arena, "%s@%s:%d", f->name,
 					     f->decl_file, f->decl_line)),
@@ -981,6 +1013,8 @@ static int statement_entries(struct elab *e, const struct probe_point *pp,
 		add_site(s, p, f);
 		count++;
 	}
+	free(done);
+	count += inline_instances(e, pp, tmpl, u, pat, NULL);
 	if (!count) {
 		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
 			   "'%s'", pat, u->path);
