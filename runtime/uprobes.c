@@ -350,8 +350,9 @@ static bool tp_tf_in_target(void)
 
 /* Run the probes of event for the current task, whose group runs the
  * targets in mask; regs: the user registers (system calls), or NULL.
- * A system call probe of any process or of a PID fires, under -c or
- * -x, only in the target's process tree (as stap's). */
+ * Under -c or -x, a probe of any process (process.begin, .end, .thread.*)
+ * and a system call probe of a PID fire only in the target's process
+ * tree, as stap's (uprobe-run any-tree, syscall-pid). */
 static void tp_tf_fire_regs(enum tp_proc_event event, u32 mask,
 			    struct pt_regs *regs)
 {
@@ -368,7 +369,7 @@ static void tp_tf_fire_regs(enum tp_proc_event event, u32 mask,
 				(mask & (1U << tp_tf_target[i]))) :
 			      p->pid && p->pid != tgid)
 			continue;
-		if (regs && !p->path) {
+		if (!p->path && (regs || !p->pid)) {
 			if (in_target < 0)
 				in_target = tp_tf_in_target();
 			if (!in_target)
