@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bare_uprobe - the user-space baseline of bench/overhead: a uprobe on
- * the file path= at file offset offset= (ucall-loop's ucall_fn) whose
+ * the file path= at file offset offset= (getppid-loop's ucall_fn) whose
  * handler bumps a per-CPU counter, the least a uprobe tool pays.
  */
 #include <linux/fs.h>
@@ -13,7 +13,7 @@
 
 static DEFINE_PER_CPU(unsigned long, hits);
 
-static char *path = "/root/ucall-loop";
+static char *path = "/root/getppid-loop";
 module_param(path, charp, 0444);
 static unsigned long offset;
 module_param(offset, ulong, 0444);
