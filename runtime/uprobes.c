@@ -350,8 +350,9 @@ static bool tp_tf_in_target(void)
 
 /* Run the probes of event for the current task, whose group runs the
  * targets in mask; regs: the user registers (system calls), or NULL.
- * A system call probe of any process or of a PID fires, under -c or
- * -x, only in the target's process tree (as stap's). */
+ * Under -c or -x, a probe of any process (process.begin, .end, .thread.*)
+ * and a system call probe of a PID fire only in the target's process
+ * tree, as stap's (uprobe-run any-tree, syscall-pid). */
 static void tp_tf_fire_regs(enum tp_proc_event event, u32 mask,
 			    struct pt_regs *regs)
 {
@@ -368,7 +369,7 @@ static void tp_tf_fire_regs(enum tp_proc_event event, u32 mask,
 				(mask & (1U << tp_tf_target[i]))) :
 			      p->pid && p->pid != tgid)
 			continue;
-		if (regs && !p->path) {
+		if (!p->path && (regs || !p->pid)) {
 			if (in_target < 0)
 				in_target = tp_tf_in_target();
 			if (!in_target)
@@ -706,8 +707,11 @@ int tp_uprobes_start(void)
 	rc = tp_tf_start();
 	if (rc)
 		return rc;
-	/* last probe first, as stap and runtime/kprobes.c */
-	for (i = tp_nup; i-- > 0;)
+	/* in probe order: the kernel runs a uprobe's consumers newest
+	 * first, so of two probes at one address (a function's inline
+	 * copy under .function and .call) the later one fires first, as
+	 * stap 4.8's do (uprobe-run inline-any) */
+	for (i = 0; i < tp_nup; i++)
 		tp_up_register(&tp_ups[i]);
 	return 0;
 }

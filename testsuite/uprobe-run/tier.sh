@@ -5,7 +5,7 @@
 # beside it), where both the
 # translator (pass 2 reads its ELF file) and the guest (the uprobes go on
 # its inode there) find it; the cases run it as -c '/tmp/tapir-uprog/uprog
-# ...'.
+# ...'. The inline cases run uinl beside it, which loads libuinl.so there.
 
 tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	local out
@@ -16,6 +16,8 @@ tier_setup() {	# tier_setup WORKDIR RELEASE TOOL (tapir or stap)
 	}
 	VMEXTRA=(--file "$out:$out" --file "$out-nofp:$out-nofp"
 		 --file "$out-dyn:$out-dyn"
+		 --file "${out%/*}/uinl:${out%/*}/uinl"
+		 --file "${out%/*}/libuinl.so:${out%/*}/libuinl.so"
 		 --file "$(readlink -f /lib64/ld-linux-x86-64.so.2):/lib64/ld-linux-x86-64.so.2")
 	# uprog-dyn's libc, at the path whose tables --ldd puts in the module
 	local l

@@ -34,8 +34,11 @@
  * $syscall, $argN and $return become calls of tapsets/process/
  * usyscall.stp's __usys_* functions.
  *
- * Not built yet: .statement("F@FILE:N"), .inline, inline
- * instances and assembly functions' lines in -l of optimized code.
+ * Inline instances (DW_TAG_inlined_subroutine) of a function are probed
+ * by .function and .inline, not by .call or .return, as stap's: each at
+ * its entry address, with its own variables (inline_instances).
+ *
+ * Not built yet: assembly functions' lines in -l of optimized code.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -110,8 +113,17 @@ static const char *const patterns[] = {
 	"process(n).syscall.return",
 	"process.syscall",
 	"process.syscall.return",
+	"process(s).function(s).inline",		/* 55 */
+	"process(s).library(s).function(s).inline",
+	"process.library(s).function(s).inline",
+	"process(n).function(s).inline",
 	NULL
 };
+
+/* What a function point selects: .function (out-of-line copies and
+ * inline instances), .call (out-of-line only), .return, .inline (inline
+ * instances only). */
+enum fn_kind { FN_ANY, FN_CALL, FN_RETURN, FN_INLINE };
 
 /* The point of the same shape without .library(): 30 + k and 39 + k
  * resolve as lib_base[k] does on the library. */
@@ -141,6 +153,9 @@ struct ufunc {
 					 * function: its index + 1, else 0 */
 	bool no_twin;			/* an IFUNC or a hidden symbol
 					 * version: stands for nothing */
+	bool asm_fn;			/* DWARF without a declaration (an
+					 * assembly function): named by the
+					 * line table at its entry */
 };
 
 /* The program's ELF file, read once per path in a session. */
@@ -216,8 +231,11 @@ static int by_entry(const void *a, const void *b)
 
 	if (x->entry != y->entry)
 		return x->entry < y->entry ? -1 : 1;
-	/* DWARF before the symbol table at one address */
-	return (x->decl_file == NULL) - (y->decl_file == NULL);
+	/* DWARF before the symbol table at one address, DWARF in DIE
+	 * order */
+	if ((x->decl_file == NULL) != (y->decl_file == NULL))
+		return (x->decl_file == NULL) - (y->decl_file == NULL);
+	return x->die < y->die ? -1 : x->die > y->die;
 }
 
 static void add_fn(struct uprog *u, size_t *cap, const struct ufunc *f)
@@ -271,6 +289,17 @@ static int dwarf_fn(Dwarf_Die *d, void *arg)
 	}
 	file = dwarf_decl_file(d);
 	dwarf_decl_line(d, &line);
+	if (!file) {
+		/* an assembly function (glibc's syscall stubs): as stap,
+		 * the source line of its first instruction names it */
+		Dwarf_Die cu;
+		Dwarf_Line *l = dwarf_diecu(d, &cu, NULL, NULL) ?
+				dwarf_getsrc_die(&cu, pc) : NULL;
+
+		if (l && (file = dwarf_linesrc(l, NULL, NULL)))
+			dwarf_lineno(l, &line);
+		f.asm_fn = true;
+	}
 	f.name = arena_strdup(&w->s->arena, name);
 	f.decl_file = file ? arena_strdup(&w->s->arena, file) : "";
 	f.decl_line = line;
@@ -376,9 +405,15 @@ static void dedup(struct uprog *u)
 	for (size_t i = 0; i < u->nfns; i++) {
 		struct ufunc f = u->fns[i];
 
-		if (k && u->fns[first].entry != f.entry)
+		if (k && u->fns[first].entry != f.entry) {
 			first = k;
-		else if (k && !f.decl_file) {
+		} else if (k && f.asm_fn && u->fns[first].decl_file) {
+			/* a second assembly name of one address
+			 * (__GI_pkey_alloc beside pkey_alloc): stap lists
+			 * the first, the other stands for it */
+			f.alias = true;
+			f.twin = first + 1;
+		} else if (k && !f.decl_file) {
 			size_t dw = 0;
 			struct ufunc *same = NULL;
 
@@ -790,9 +825,52 @@ static void add_site(struct session *s, struct dprobe *p,
 	p->has_targets = true;
 }
 
-static int functions(struct elab *e, const struct probe_point *pp,
-		     const struct dprobe *tmpl, const char *path, bool ret)
+/* The inline instances of the functions fpat names (declared in a file
+ * filepat names, when set), from the program's DWARF as the kernel's
+ * (debuginfo/dwarf.c): one probe each at its entry address, named by the
+ * function's declaration, as stap names them. 0 without DWARF. */
+static int inline_instances(struct elab *e, const struct probe_point *pp,
+			    const struct dprobe *tmpl, struct uprog *u,
+			    const char *fpat, const char *filepat)
 {
+	struct session *s = e->s;
+	struct dwarf_query q = {
+		.user = u->path, .function = fpat, .file = filepat,
+		.inline_only = true,
+	};
+	struct dwarf_site **sites;
+	const char *why;
+	int n, count = 0;
+
+	if (!dwarf_user_unit(s, u->path))
+		return 0;
+	n = dwarf_find_sites(s, &q, &sites, &why);
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		struct dprobe *p;
+		uint64_t off;
+
+		if (!site->inlined || !site->decl_file ||
+		    !file_offset(u, site->pc, &off))
+			continue;
+		p = uprobe_emit(e, tmpl, concrete(s, pp, u->path,
+				arena_printf(&s->arena, "%s@%s:%d",
+					     site->function, site->decl_file,
+					     site->decl_line)),
+				u, site->pc, false);
+		site->module = u->path;
+		p->dwarf = site;
+		p->has_targets = true;
+		count++;
+	}
+	return count;
+}
+
+static int functions(struct elab *e, const struct probe_point *pp,
+		     const struct dprobe *tmpl, const char *path,
+		     enum fn_kind kind)
+{
+	bool ret = kind == FN_RETURN;
 	struct session *s = e->s;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *at = strchr(pat, '@');
@@ -815,6 +893,10 @@ static int functions(struct elab *e, const struct probe_point *pp,
 	}
 	bool *done = xcalloc(u->nfns + 1, sizeof(*done));
 
+	/* .inline: the instances, then (as stap's symbol-table fallback)
+	 * the entries of functions that only the symbol table knows */
+	if (kind == FN_INLINE)
+		count = inline_instances(e, pp, tmpl, u, fpat, filepat);
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		const char *text;
@@ -828,7 +910,7 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		/* a DWARF function once, by any of its names */
 		if (f->twin)
 			f = &u->fns[f->twin - 1];
-		if (done[f - u->fns])
+		if (done[f - u->fns] || (kind == FN_INLINE && f->decl_file))
 			continue;
 		done[f - u->fns] = true;
 		if (filepat && (!f->decl_file ||
@@ -850,6 +932,8 @@ static int functions(struct elab *e, const struct probe_point *pp,
 		count++;
 	}
 	free(done);
+	if (kind == FN_ANY)
+		count += inline_instances(e, pp, tmpl, u, fpat, filepat);
 	if (!count) {
 		const char **names = xcalloc(u->nfns + 1, sizeof(*names));
 		const char *sim;
@@ -897,22 +981,31 @@ static int statement(struct elab *e, const struct probe_point *pp,
 
 /* process("PATH").statement("FUNC"), no file or line: as stap, the
  * functions' first instruction (before the prologue), named by their
- * declaration. */
+ * declaration, a symbol-table name standing for the DWARF function at its
+ * address (malloc: __libc_malloc), and the entries of their inline
+ * instances; from the separate debuginfo of a stripped file too. */
 static int statement_entries(struct elab *e, const struct probe_point *pp,
 			     const struct dprobe *tmpl, struct uprog *u)
 {
 	struct session *s = e->s;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str;
+	bool *done = xcalloc(u->nfns + 1, sizeof(*done));
 	int count = 0;
 
 	for (size_t i = 0; i < u->nfns; i++) {
 		const struct ufunc *f = &u->fns[i];
 		struct dprobe *p;
 
-		if (!f->decl_file || u->sep_debug ||
-		    fnmatch(pat, f->name, 0) != 0)
+		if (wild(pat) ? (f->alias && !f->twin) ||
+				fnmatch(pat, f->name, 0) != 0 :
+				strcmp(pat, f->name) != 0)
 			continue;
+		if (f->twin)
+			f = &u->fns[f->twin - 1];
+		if (!f->decl_file || done[f - u->fns])
+			continue;
+		done[f - u->fns] = true;
 		p = uprobe_emit(e, tmpl, concrete(s, pp, u->path,
 				arena_printf(&s->arena, "%s@%s:%d", f->name,
 					     f->decl_file, f->decl_line)),
@@ -920,6 +1013,8 @@ static int statement_entries(struct elab *e, const struct probe_point *pp,
 		add_site(s, p, f);
 		count++;
 	}
+	free(done);
+	count += inline_instances(e, pp, tmpl, u, pat, NULL);
 	if (!count) {
 		elab_error(e, &fc->arg->loc, "no match for statement '%s' in "
 			   "'%s'", pat, u->path);
@@ -1120,6 +1215,8 @@ static int resolve_path(struct elab *e, const struct probe_point *pp,
 			int pattern, const struct dprobe *tmpl,
 			const char *path)
 {
+	if (pattern == 55)
+		return functions(e, pp, tmpl, path, FN_INLINE);
 	if (pattern == 48)
 		return statements(e, pp, tmpl, path);
 	if (pattern >= 22)
@@ -1128,7 +1225,7 @@ static int resolve_path(struct elab *e, const struct probe_point *pp,
 		return marks(e, pp, tmpl, path, pattern == 18);
 	if (pattern >= 3)
 		return statement(e, pp, tmpl, path);
-	return functions(e, pp, tmpl, path, pattern == 2);
+	return functions(e, pp, tmpl, path, (enum fn_kind)pattern);
 }
 
 /* process("/usr/lib/libc.so*"): every file the pattern names, as stap
@@ -1418,8 +1515,8 @@ static int libraries(struct elab *e, const struct probe_point *pp,
 		c0.arg->str = libs[i];
 		c0.arg->len = (unsigned)strlen(libs[i]);
 		s->quiet += nlibs > 1;
-		n = resolve_path(e, &sub, lib_base[(pattern - 30) % 9], tmpl,
-				 libs[i]);
+		n = resolve_path(e, &sub, pattern >= 55 ? 55 :
+				 lib_base[(pattern - 30) % 9], tmpl, libs[i]);
 		s->quiet -= nlibs > 1;
 		if (nlibs > 1)
 			s->errors = errors;
@@ -1446,9 +1543,10 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 {
 	const char *path;
 
-	if ((pattern >= 5 && pattern < 17) || pattern >= 49)
+	if ((pattern >= 5 && pattern < 17) || (pattern >= 49 && pattern < 55))
 		return events(e, pp, pattern, tmpl);
-	if (pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39)) {
+	if ((pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39))
+	    || pattern == 57) {
 		/* process.plt: the -c command's program, or the program
 		 * the -x process runs now (as stap) */
 		const char *cmd = e->s->target_cmd, *xpid = e->s->target_pid;
@@ -1473,7 +1571,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			return libraries(e, pp, pattern, tmpl, path);
 		return resolve_path(e, pp, pattern, tmpl, path);
 	}
-	if (pattern >= 19 && pattern <= 21) {
+	if ((pattern >= 19 && pattern <= 21) || pattern == 58) {
 		/* as stap: the program the process runs now, here */
 		const struct expr *a = pp->comps->arg;
 		struct dprobe *before = e->last_probe;
@@ -1487,13 +1585,15 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				   "process", (long long)a->num);
 			return -1;
 		}
-		n = functions(e, pp, tmpl, path, pattern == 21);
+		n = functions(e, pp, tmpl, path, pattern == 58 ? FN_INLINE :
+			      (enum fn_kind)(pattern - 19));
 		for (struct dprobe *p = before ? before->next : e->prog->probes;
 		     n > 0 && p; p = p->next)
 			p->pid = a->num;
 		return n;
 	}
-	if (wild(pp->comps->arg->str) && (pattern < 30 || pattern == 48))
+	if (wild(pp->comps->arg->str) &&
+	    (pattern < 30 || pattern == 48 || pattern == 55))
 		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {
@@ -1501,7 +1601,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
-	if (pattern >= 30 && pattern < 48)
+	if ((pattern >= 30 && pattern < 48) || pattern == 56)
 		return libraries(e, pp, pattern, tmpl, path);
 	return resolve_path(e, pp, pattern, tmpl, path);
 }

@@ -1,0 +1,1 @@
+-r kernels/6.1.0-test -L 'process("/tmp/tapir-uprog/libuinl.so").function("ul_*")'
