@@ -406,9 +406,7 @@ void optimize_program(struct elab *e)
 			fp = &fn->next;
 			continue;
 		}
-		if (!fn->tapset)
-			elab_warn(e, &fn->decl->loc, "eliding unused function "
-				  "'%s'", fn->name);
+		/* quietly, as stap 4.8 does (even at -vvv) */
 		*fp = fn->next;
 	}
 	while (*gp) {
@@ -418,10 +416,7 @@ void optimize_program(struct elab *e)
 			gp = &g->next;
 			continue;
 		}
-		if (!g->decl->loc.file->privileged)
-			elab_warn(e, &g->loc, "eliding unused variable '%s'",
-				  g->name);
-		*gp = g->next;
+		*gp = g->next;		/* quietly too */
 	}
 	while (*pp) {
 		struct dprobe *p = *pp;
