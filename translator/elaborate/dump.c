@@ -242,16 +242,23 @@ static void order_sym(struct gorder *o, const struct symbol *sym)
 		}
 }
 
+/* fn and the overloads it passes to with next */
 static void order_fn(struct gorder *o, const struct function *fn)
 {
-	for (int i = 0; i < o->nfn; i++)
-		if (o->fn[i] == fn)
-			return;
-	if (o->nfn == o->fncap) {
-		o->fncap = o->fncap ? 2 * o->fncap : 16;
-		o->fn = xrealloc(o->fn, (size_t)o->fncap * sizeof(*o->fn));
+	for (; fn; fn = fn->overload) {
+		bool seen = false;
+
+		for (int i = 0; i < o->nfn && !seen; i++)
+			seen = o->fn[i] == fn;
+		if (seen)
+			continue;
+		if (o->nfn == o->fncap) {
+			o->fncap = o->fncap ? 2 * o->fncap : 16;
+			o->fn = xrealloc(o->fn,
+					 (size_t)o->fncap * sizeof(*o->fn));
+		}
+		o->fn[o->nfn++] = fn;
 	}
-	o->fn[o->nfn++] = fn;
 }
 
 /* one expression (x->next is a sibling in the caller's list) */
@@ -309,7 +316,11 @@ static void order_stmt(struct gorder *o, const struct stmt *st)
 	}
 }
 
-static struct symbol **globals_in_order(const struct program *prog, int *n)
+/* The globals in that order (*n of them); *called: the functions the
+ * probes reach, *ncalled of them (the caller frees both). */
+static struct symbol **globals_in_order(const struct program *prog, int *n,
+					const struct function ***called,
+					int *ncalled)
 {
 	struct gorder o = { .g = sorted(prog->globals, &o.n) };
 
@@ -320,7 +331,8 @@ static struct symbol **globals_in_order(const struct program *prog, int *n)
 	for (int i = 0; i < o.nfn; i++)	/* grows as calls are met */
 		if (o.fn[i]->decl)
 			order_stmt(&o, o.fn[i]->decl->body);
-	free(o.fn);
+	*called = o.fn;
+	*ncalled = o.nfn;
 	*n = o.met;
 	return o.g;
 }
@@ -381,7 +393,9 @@ void dump_program(FILE *out, const struct program *prog)
 {
 	int n, nf = 0;
 	bool cond_begin = false;
-	struct symbol **g = globals_in_order(prog, &n);
+	const struct function **called;
+	int ncalled;
+	struct symbol **g = globals_in_order(prog, &n, &called, &ncalled);
 	struct function **fv;
 
 	embedded_blocks(out, prog);
@@ -391,12 +405,12 @@ void dump_program(FILE *out, const struct program *prog)
 		sym_line(out, g[i]);
 		fputc('\n', out);
 	}
-	for (const struct function *f = prog->functions; f; f = f->next)
-		nf++;
-	fv = xcalloc((size_t)nf + 1, sizeof(*fv));
-	nf = 0;
-	for (const struct function *f = prog->functions; f; f = f->next)
-		fv[nf++] = (struct function *)f;
+	/* the functions the probes call, directly or not: what stap's
+	 * resolution pulls in (so -u lists no uncalled one either) */
+	fv = xcalloc((size_t)ncalled + 1, sizeof(*fv));
+	for (int i = 0; i < ncalled; i++)
+		fv[nf++] = (struct function *)called[i];
+	free(called);
 	qsort(fv, (size_t)nf, sizeof(*fv), fn_cmp);
 	if (nf)
 		fputs("# functions\n", out);
