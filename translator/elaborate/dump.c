@@ -161,14 +161,22 @@ static void cond_suffix(FILE *out, const struct expr *cond, bool resolved)
 	fputc(')', out);
 }
 
+/* A point as written, as stap's derivations print it: name, '!' or '?',
+ * condition (its names resolved or plain) */
+static void written_point(FILE *out, const struct probe_point *pp,
+			  bool resolved)
+{
+	print_probe_point_name(out, pp);
+	fputs(pp->sufficient ? "!" : pp->optional ? "?" : "", out);
+	cond_suffix(out, pp->cond, resolved);
+}
+
 /* An alias's points as stap prints them: "= p1, p2" or "+= p" */
 void print_alias_points(FILE *out, const struct decl *d)
 {
 	fputs(d->append ? " += " : " = ", out);
 	for (const struct probe_point *p = d->points; p; p = p->next) {
-		print_probe_point_name(out, p);
-		fputs(p->sufficient ? "!" : p->optional ? "?" : "", out);
-		cond_suffix(out, p->cond, false);
+		written_point(out, p, false);
 		if (p->next)
 			fputs(", ", out);
 	}
@@ -204,10 +212,7 @@ static void derivation(FILE *out, const struct dprobe *p)
 			fprintf(out, "%s <- ", p->derived);
 		for (const struct probe_point *pp = p->decl->points; pp;
 		     pp = pp->next) {
-			print_probe_point_name(out, pp);
-			fputs(pp->sufficient ? "!" : pp->optional ? "?" : "",
-			      out);
-			cond_suffix(out, pp->cond, !p->derived);
+			written_point(out, pp, !p->derived);
 			if (pp->next)
 				fputc(',', out);
 		}

@@ -405,7 +405,7 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 			 bool *matched)
 {
 	struct tapset_index *idx = x->e->idx;
-	int n = 0, len = ncomps(pp), best = 0;
+	int n = 0, len = ncomps(pp);
 
 	const char *first = pp->comps->name;
 	bool wild = strpbrk(first, "*?[") != NULL;
@@ -453,7 +453,6 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 			int got;
 
 			*matched = true;
-			best = k;
 			got = expand_alias(x, pp, hits[i].al, k, parts, cond);
 			if (got < 0) {
 				free(hits);
@@ -463,7 +462,6 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 		}
 		free(hits);
 	}
-	(void)best;
 	if (whole && wild_point(pp)) {
 		bool more = false;
 		int got = match_alias_suffixes(x, pp, parts, cond, &more);
