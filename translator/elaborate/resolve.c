@@ -163,14 +163,31 @@ static bool visible(const struct elab *e, const struct decl *d)
 	return !d || !d->private_ || d->loc.file == e->file;
 }
 
+/*
+ * Whether code of the file being resolved sees global 'd' of the script:
+ * tapset code does not. A tapset function's undeclared variables are its
+ * locals, and a script's `global n` (or s, p, i, ...) must not capture
+ * them, or merely using an alias or function that has such a local would
+ * fail to elaborate ("array 'n' used as a scalar") or share state with
+ * the script. Tapset code reaches the tapsets' own globals only.
+ */
+static bool script_global_hidden(const struct elab *e, const struct decl *d)
+{
+	return d && e->file && e->file->privileged && d->loc.file &&
+	       !d->loc.file->privileged;
+}
+
 struct symbol *global_lookup(struct elab *e, const char *name)
 {
 	struct strmap_entry *it = NULL;
 	struct tapset_file *f;
 
-	while ((it = strmap_next(&e->globals, name, it)))
-		if (visible(e, ((struct symbol *)it->value)->decl))
+	while ((it = strmap_next(&e->globals, name, it))) {
+		const struct decl *d = ((struct symbol *)it->value)->decl;
+
+		if (visible(e, d) && !script_global_hidden(e, d))
 			return it->value;
+	}
 	/* a tapset global: loading its file brings it in */
 	it = NULL;
 	while ((it = strmap_next(&e->idx->globals, name, it))) {
