@@ -159,6 +159,7 @@ int run_build(struct session *s, const struct run_opts *o,
 		 * here, run there) */
 		.out_dir = s->last_pass == 4 && o->module_name ? "." : NULL,
 		.disable_cache = o->disable_cache,
+		.omit_werror = o->omit_werror,
 		.keep = o->keep,
 		.verbose = s->verbose,
 		.err = stderr,

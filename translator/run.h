@@ -22,6 +22,7 @@ struct run_opts {
 	const char **defines;		/* -D NAME[=VAL], NULL-terminated */
 	const char **make_vars;		/* -B NAME=VAL */
 	bool disable_cache;		/* --disable-cache */
+	bool omit_werror;		/* --omit-werror */
 
 	/* pass 5: the loader's options */
 	const char *cmd;		/* -c CMD */

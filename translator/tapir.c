@@ -187,6 +187,7 @@ static void usage(FILE *out)
 	      "  --ldd          the same for the shared libraries (ldd) of every\n"
 	      "                 -d and process(\"PATH\") program\n"
 	      "  --disable-cache  neither use nor fill the module cache\n"
+	      "  --omit-werror  the generated C's compiler warnings are not errors\n"
 	      "  --clean-cache  empty the cache (modules, objects, indexes)\n"
 	      "  --vm           run in a qemu guest booting an installed kernel\n"
 	      "  --vm-kernel VMLINUZ, --vm-mem MB, --vm-cpus N\n"
@@ -211,7 +212,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	enum { OPT_DUMP_FUNCTIONS = 256, OPT_DUMP_TYPES, OPT_DUMP_ALIASES,
-	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_VM,
+	       OPT_SKIP_BADVARS, OPT_DISABLE_CACHE, OPT_OMIT_WERROR, OPT_CLEAN_CACHE, OPT_VM,
 	       OPT_VM_KERNEL, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_FILE,
 	       OPT_ALL_MODULES, OPT_JSON, OPT_LDD, OPT_UNPRIVILEGED,
 	       OPT_PRIVILEGE, OPT_PROLOGUE };
@@ -225,6 +226,7 @@ int main(int argc, char **argv)
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+		{ "omit-werror", no_argument, NULL, OPT_OMIT_WERROR },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "vm", no_argument, NULL, OPT_VM },
 		{ "vm-kernel", required_argument, NULL, OPT_VM_KERNEL },
@@ -387,6 +389,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DISABLE_CACHE:
 			ro.disable_cache = true;
+			break;
+		case OPT_OMIT_WERROR:
+			ro.omit_werror = true;
 			break;
 		case OPT_CLEAN_CACHE:
 			clean_cache = true;

@@ -31,7 +31,7 @@
 #include "build.h"
 #include "replay.h"
 
-#define BUILD_VERSION "tapir-build 1"
+#define BUILD_VERSION "tapir-build 2"
 #define MAIN_NAME "tapir-main"		/* never a module name: it has '-' */
 #define FEATURES_NAME "tapir-features.h"
 #define MODULE_NAME_MAX 55		/* MODULE_NAME_LEN - 1 */
@@ -476,6 +476,8 @@ static void hash_inputs(struct build *b)
 	sha256_field(&c, "source", b->in.source_text, b->in.source_len);
 	hash_common(b, &c);
 	sha256_field_str(&c, "name", b->o->module_name);
+	if (b->o->omit_werror)
+		sha256_field_str(&c, "omit-werror", "1");
 	sha256_final_hex(&c, b->res->hash);
 }
 
@@ -643,6 +645,10 @@ static char *kbuild_text(const struct build *b, const char *name, bool main,
 	for (i = 0; o->trees && o->trees[i].dir; i++)
 		fprintf(f, " -I$(src)/%s", o->trees[i].name);
 	fputs(" -include $(src)/" FEATURES_NAME "\n", f);
+	/* the generated C's warnings are errors, as with stap; the trees
+	 * (the runtime's own files) keep theirs as warnings */
+	if (main && !o->omit_werror)
+		fputs("CFLAGS_" MAIN_NAME ".o := -Werror\n", f);
 	for (i = 0; o->defines && o->defines[i]; i++) {
 		fputs("ccflags-y += -D", f);
 		put_make_word(f, o->defines[i]);
@@ -711,7 +717,9 @@ static char *replay_recipe(const struct build *b)
 {
 	if (replay_disabled(b) || !b->oc.use || b->oc.nper || !*b->res->objects_key)
 		return NULL;
-	return xasprintf("%s/objects/%s.replay", b->cache_dir, b->res->objects_key);
+	/* its commands hold the main file's flags: -Werror or not */
+	return xasprintf("%s/objects/%s%s.replay", b->cache_dir, b->res->objects_key,
+			 b->o->omit_werror ? "-omit-werror" : "");
 }
 
 /* Replay the kept commands in b->dir; true when the module was built so.

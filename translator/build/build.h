@@ -111,6 +111,9 @@ struct build_opts {
 					 * (also TAPIR_NO_OBJCACHE=1) */
 	bool no_replay;			/* always run make (also
 					 * TAPIR_NO_REPLAY=1) */
+	bool omit_werror;		/* --omit-werror: the generated C's
+					 * warnings are not errors (they are
+					 * by default, as with stap) */
 	bool keep;			/* -k: keep the build folder, say where */
 	bool hash_only;			/* stop after computing the hash */
 	int jobs;			/* make -jN; 0: online CPUs */
