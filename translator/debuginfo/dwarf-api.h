@@ -189,6 +189,10 @@ bool dwarf_module_may_trace(struct session *s, const char *module,
 size_t dwarf_btf_tracepoint_modules(struct session *s,
 				    const char *const **names,
 				    const char *const **paths);
+/* Whether the i-th of those may have a tracepoint named like glob (its
+ * symbol table says): its BTF need not be read when not. */
+bool dwarf_btf_module_may_trace(struct session *s, size_t i,
+				const char *glob);
 /* The installed .ko of a module (modules.dep; a .ko.xz decompressed into
  * the cache), or NULL. */
 const char *dwarf_installed_module(struct session *s, const char *module);

@@ -102,7 +102,9 @@ struct dwarf_ctx {
 	size_t ntp_mods;		/* (names of mod_names) */
 	bool tp_mods_listed;
 	char **btf_mod_names, **btf_mod_paths;	/* installed modules */
-	size_t nbtf_mods;			/* with tracepoints */
+	char **btf_mod_found;			/* with tracepoints (names, */
+	char ***btf_mod_iters;			/* plain files, files found, */
+	size_t nbtf_mods;			/* their tracepoints) */
 	bool btf_mods_listed;
 	struct strmap tp_mod_systems;	/* module -> its one system, or "" */
 };

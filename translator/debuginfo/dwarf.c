@@ -81,6 +81,8 @@ static void unit_free(struct dwarf_unit *u)
 	free(u);
 }
 
+static void free_btf_modules(struct dwarf_ctx *c);
+
 void dwarf_free(struct session *s)
 {
 	btf_free(s);
@@ -113,12 +115,7 @@ void dwarf_free(struct session *s)
 	free(c->tp_mods);
 	free(c->tp_mod_iters);
 	free(c->tp_mod_sysstrs);
-	for (size_t i = 0; i < c->nbtf_mods; i++) {
-		free(c->btf_mod_names[i]);
-		free(c->btf_mod_paths[i]);
-	}
-	free(c->btf_mod_names);
-	free(c->btf_mod_paths);
+	free_btf_modules(c);
 	if (c->bl_ready) {
 		regfree(&c->bl_fn);
 		regfree(&c->bl_fn_ret);
@@ -497,20 +494,37 @@ bool dwarf_module_may_trace(struct session *s, const char *module,
 	return true;
 }
 
+/* One installed module with tracepoints: its name, the file it was
+ * found as (path: NAME.ko or NAME.ko.xz), the plain ELF file to read
+ * (file) and its tracepoints' names (iters, NULL-terminated). */
+static void push_btf_module(struct dwarf_ctx *c, char *name, char *path,
+			    char *file, char **iters)
+{
+	size_t n = c->nbtf_mods + 1;
+
+	c->btf_mod_names = xrealloc(c->btf_mod_names, n * sizeof(char *));
+	c->btf_mod_paths = xrealloc(c->btf_mod_paths, n * sizeof(char *));
+	c->btf_mod_found = xrealloc(c->btf_mod_found, n * sizeof(char *));
+	c->btf_mod_iters = xrealloc(c->btf_mod_iters, n * sizeof(char **));
+	c->btf_mod_names[c->nbtf_mods] = name;
+	c->btf_mod_found[c->nbtf_mods] = path;
+	c->btf_mod_paths[c->nbtf_mods] = file;
+	c->btf_mod_iters[c->nbtf_mods++] = iters;
+}
+
 static void add_btf_module(struct dwarf_ctx *c, const char *path)
 {
 	char *file = kmod_file(path, image_defines_tracepoints);
+	char **iters = NULL, **systems = NULL;
 
-	if (!file || !defines_tracepoints(file, NULL, NULL)) {
+	if (!file || !defines_tracepoints(file, &iters, &systems)) {
 		free(file);
 		return;
 	}
-	c->btf_mod_names = xrealloc(c->btf_mod_names, (c->nbtf_mods + 1) *
-				    sizeof(char *));
-	c->btf_mod_paths = xrealloc(c->btf_mod_paths, (c->nbtf_mods + 1) *
-				    sizeof(char *));
-	c->btf_mod_names[c->nbtf_mods] = module_name_of(path);
-	c->btf_mod_paths[c->nbtf_mods++] = file;
+	for (char **p = systems; p && *p; p++)
+		free(*p);
+	free(systems);
+	push_btf_module(c, module_name_of(path), xstrdup(path), file, iters);
 }
 
 const char *dwarf_installed_module(struct session *s, const char *module)
@@ -545,8 +559,7 @@ const char *dwarf_installed_module(struct session *s, const char *module)
 }
 
 struct mod_rank {
-	size_t rank;
-	char *name, *path;
+	size_t rank, i;
 };
 
 static int rank_cmp(const void *a, const void *b)
@@ -554,6 +567,18 @@ static int rank_cmp(const void *a, const void *b)
 	const struct mod_rank *x = a, *y = b;
 
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Put the i-th of v where v's ranks put it. */
+static void permute(void *v, size_t size, const struct mod_rank *r,
+		    size_t n)
+{
+	char *tmp = xmalloc(n * size);
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(tmp + i * size, (char *)v + r[i].i * size, size);
+	memcpy(v, tmp, n * size);
+	free(tmp);
 }
 
 /* Beside the kernel's debuginfo, the installed modules in the order of
@@ -577,15 +602,187 @@ static void order_like_debuginfo(struct session *s, struct dwarf_ctx *c)
 		size_t r = (size_t)strmap_get(&rank, c->btf_mod_names[i]);
 
 		v[i].rank = r ? r : c->nmods + 1 + i;
-		v[i].name = c->btf_mod_names[i];
-		v[i].path = c->btf_mod_paths[i];
+		v[i].i = i;
 	}
 	qsort(v, c->nbtf_mods, sizeof(*v), rank_cmp);
-	for (size_t i = 0; i < c->nbtf_mods; i++) {
-		c->btf_mod_names[i] = v[i].name;
-		c->btf_mod_paths[i] = v[i].path;
-	}
+	permute(c->btf_mod_names, sizeof(char *), v, c->nbtf_mods);
+	permute(c->btf_mod_paths, sizeof(char *), v, c->nbtf_mods);
+	permute(c->btf_mod_found, sizeof(char *), v, c->nbtf_mods);
+	permute(c->btf_mod_iters, sizeof(char **), v, c->nbtf_mods);
 	free(v);
+}
+
+/* The list of the installed modules with tracepoints stays what it was
+ * from one session to the next until a kernel package changes the
+ * modules (depmod rewrites modules.dep) or the debuginfo that orders
+ * the list: it is kept in CACHE/dwarf/tpmods-KEY.list, KEY a hash of
+ * those files' identities, so that a session names the hundred or so
+ * modules with tracepoints (and their tracepoints) without opening the
+ * thousand and more that are installed. A line a module:
+ * NAME<tab>PATH<tab>TRACEPOINT TRACEPOINT... */
+#define TPMODS_MAGIC "tapir-tpmods 1"
+
+static void hash_file_id(struct sha256 *h, const char *path)
+{
+	struct stat st;
+	int64_t id[4] = { 0, 0, 0, 0 };
+
+	if (stat(path, &st) == 0) {
+		id[0] = (int64_t)st.st_ino;
+		id[1] = (int64_t)st.st_size;
+		id[2] = (int64_t)st.st_mtim.tv_sec;
+		id[3] = (int64_t)st.st_mtim.tv_nsec;
+	}
+	sha256_field_str(h, "path", path);
+	sha256_field(h, "id", id, sizeof(id));
+}
+
+static char *tpmods_cache_path(struct session *s, bool ordered)
+{
+	struct kconfig *k = kconfig_get(s);
+	struct sha256 h;
+	char hex[SHA256_HEX_SIZE], *dir, *p;
+
+	sha256_init(&h);
+	sha256_field_str(&h, "format", TPMODS_MAGIC);
+	sha256_field_str(&h, "release", k->release);
+	p = xasprintf("/lib/modules/%s/modules.dep", k->release);
+	hash_file_id(&h, p);
+	free(p);
+	p = xasprintf("/lib/modules/%s/kernel", k->release);
+	hash_file_id(&h, p);
+	free(p);
+	if (ordered) {
+		char **roots = debug_roots();
+
+		for (int i = 0; roots[i]; i++) {
+			p = xasprintf("%s/lib/modules/%s/kernel", roots[i],
+				      k->release);
+			hash_file_id(&h, p);
+			free(p);
+		}
+		free_roots(roots);
+		if (k->build_dir)
+			hash_file_id(&h, k->build_dir);
+	}
+	sha256_final_hex(&h, hex);
+	dir = tapir_cache_dir();
+	p = xasprintf("%s/dwarf/tpmods-%.32s.list", dir, hex);
+	free(dir);
+	return p;
+}
+
+static bool tpmods_load(struct dwarf_ctx *c, const char *cache)
+{
+	FILE *f = fopen(cache, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = getline(&line, &cap, f) > 0 &&
+	     strcmp(line, TPMODS_MAGIC "\n") == 0;
+	while (ok && getline(&line, &cap, f) > 0) {
+		char *name = line, *path, *list, *file, **iters, *tok, *save;
+		size_t n = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!(path = strchr(name, '\t')) ||
+		    !(list = strchr(path + 1, '\t'))) {
+			ok = false;
+			break;
+		}
+		*path++ = '\0';
+		*list++ = '\0';
+		file = kmod_file(path, image_defines_tracepoints);
+		if (!file)		/* gone since: as a walk would */
+			continue;
+		iters = xcalloc(strlen(list) / 2 + 2, sizeof(*iters));
+		for (tok = strtok_r(list, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			iters[n++] = xstrdup(tok);
+		push_btf_module(c, xstrdup(name), xstrdup(path), file, iters);
+	}
+	free(line);
+	fclose(f);
+	return ok;
+}
+
+static void tpmods_save(struct session *s, struct dwarf_ctx *c,
+			const char *cache)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = xmalloc(cap), *dir, *slash;
+
+#define PUT(str) do {							\
+		size_t k_ = strlen(str);				\
+		if (len + k_ + 2 > cap)					\
+			buf = xrealloc(buf, cap = 2 * (len + k_ + 2));	\
+		memcpy(buf + len, str, k_);				\
+		len += k_;						\
+	} while (0)
+	PUT(TPMODS_MAGIC "\n");
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		if (strpbrk(c->btf_mod_names[i], "\t\n ") ||
+		    strpbrk(c->btf_mod_found[i], "\t\n")) {
+			free(buf);	/* cannot be written down: not kept */
+			return;
+		}
+		PUT(c->btf_mod_names[i]);
+		PUT("\t");
+		PUT(c->btf_mod_found[i]);
+		PUT("\t");
+		for (char **p = c->btf_mod_iters[i]; p && *p; p++) {
+			PUT(*p);
+			if (p[1])
+				PUT(" ");
+		}
+		PUT("\n");
+	}
+#undef PUT
+	dir = xstrdup(cache);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	/* a cache that cannot be written only costs time */
+	if ((kf_mkdirs(dir) != 0 || kf_write_file(cache, buf, len) != 0) &&
+	    s->verbose)
+		fprintf(s->err, "tapir: cannot write %s: %s\n", cache,
+			strerror(errno));
+	free(dir);
+	free(buf);
+}
+
+bool dwarf_btf_module_may_trace(struct session *s, size_t i,
+				const char *glob)
+{
+	struct dwarf_ctx *c = dwarf_ctx(s);
+
+	if (i >= c->nbtf_mods || !c->btf_mod_iters[i])
+		return true;
+	for (char **p = c->btf_mod_iters[i]; *p; p++)
+		if (fnmatch(glob, *p, 0) == 0)
+			return true;
+	return false;
+}
+
+static void free_btf_modules(struct dwarf_ctx *c)
+{
+	for (size_t i = 0; i < c->nbtf_mods; i++) {
+		free(c->btf_mod_names[i]);
+		free(c->btf_mod_paths[i]);
+		free(c->btf_mod_found[i]);
+		for (char **p = c->btf_mod_iters[i]; p && *p; p++)
+			free(*p);
+		free(c->btf_mod_iters[i]);
+	}
+	free(c->btf_mod_names);
+	free(c->btf_mod_paths);
+	free(c->btf_mod_found);
+	free(c->btf_mod_iters);
+	c->btf_mod_names = c->btf_mod_paths = c->btf_mod_found = NULL;
+	c->btf_mod_iters = NULL;
+	c->nbtf_mods = 0;
 }
 
 size_t dwarf_btf_tracepoint_modules(struct session *s,
@@ -597,11 +794,17 @@ size_t dwarf_btf_tracepoint_modules(struct session *s,
 	if (!c->btf_mods_listed) {
 		char *dir = xasprintf("/lib/modules/%s/kernel",
 				      kconfig_get(s)->release);
+		char *cache = tpmods_cache_path(s, dwarf_unit_for(s, NULL));
 
 		c->btf_mods_listed = true;
-		find_modules(c, dir, 0, add_btf_module);
+		if (!tpmods_load(c, cache)) {
+			free_btf_modules(c);
+			find_modules(c, dir, 0, add_btf_module);
+			order_like_debuginfo(s, c);
+			tpmods_save(s, c, cache);
+		}
+		free(cache);
 		free(dir);
-		order_like_debuginfo(s, c);
 	}
 	*names = (const char *const *)c->btf_mod_names;
 	*paths = (const char *const *)c->btf_mod_paths;

@@ -66,7 +66,8 @@ static int tracepoints(struct session *s, const char *sys, const char *glob,
 		const char *mwhy;
 		int m;
 
-		if (dwarf && !dwarf_module_may_trace(s, mods[i], sys, glob))
+		if (dwarf ? !dwarf_module_may_trace(s, mods[i], sys, glob) :
+			    !dwarf_btf_module_may_trace(s, i, glob))
 			continue;
 		m = dwarf ? dwarf_tracepoints(s, mods[i], glob, &v, &mwhy) :
 			btf_module_tracepoints(s, mods[i], paths[i], glob, &v,

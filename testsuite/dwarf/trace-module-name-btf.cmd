@@ -1,0 +1,1 @@
+-r 6.1.0-57-cloud-amd64 -l 'kernel.trace("virtio_transport_*")'
