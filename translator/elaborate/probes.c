@@ -151,6 +151,137 @@ static struct part *parts_append(struct session *s, struct part *list,
 	return head;
 }
 
+/* ---- @probewrite(x) ----
+ *
+ * In an alias's prologue or epilogue, @probewrite(x) is 1 when the body
+ * that uses the alias (the script's, with the outer aliases' parts:
+ * what the alias expands around) writes the local x, else 0, as stap
+ * evaluates it; the alias's own writes do not count. The syscall aliases
+ * write an argument back with set_*_arg() only then. Elsewhere it stays,
+ * and resolution reports it. */
+
+static bool is_var(const struct expr *x, const char *name)
+{
+	return x && x->kind == E_VAR && strcmp(x->str, name) == 0;
+}
+
+static bool expr_writes(const struct expr *x, const char *name);
+
+static bool list_writes(const struct expr *x, const char *name)
+{
+	for (; x; x = x->next)
+		if (expr_writes(x, name))
+			return true;
+	return false;
+}
+
+static bool expr_writes(const struct expr *x, const char *name)
+{
+	if (!x)
+		return false;
+	if ((x->kind == E_ASSIGN || x->kind == E_CREMENT) &&
+	    is_var(x->a, name))
+		return true;
+	if (x->kind == E_NUM || x->kind == E_STR)
+		return false;	/* (str is num's) */
+	if (expr_writes(x->a, name) || expr_writes(x->b, name) ||
+	    expr_writes(x->c, name) || list_writes(x->args, name))
+		return true;
+	for (const struct chain *c = x->chain; c; c = c->next)
+		if (expr_writes(c->index, name))
+			return true;
+	return false;
+}
+
+static bool stmts_write(const struct stmt *st, const char *name)
+{
+	for (; st; st = st->next) {
+		const struct foreach *fe = st->fe;
+
+		if (expr_writes(st->e, name) || expr_writes(st->init, name) ||
+		    expr_writes(st->incr, name) ||
+		    stmts_write(st->body, name) ||
+		    stmts_write(st->else_body, name))
+			return true;
+		if (st->kind == S_TRY && is_var(st->e, name))
+			return true;	/* the catch variable */
+		if (fe && (is_var(fe->value, name) ||
+			   list_writes(fe->keys, name) ||
+			   expr_writes(fe->limit, name)))
+			return true;
+	}
+	return false;
+}
+
+static bool parts_write(const struct part *p, const char *name)
+{
+	for (; p; p = p->next)
+		if (stmts_write(p->block, name))
+			return true;
+	return false;
+}
+
+/* Replaces each @probewrite(VAR) under x (a list when list) by its
+ * value for the body use (with use NULL, only looks); returns whether
+ * there was one. */
+static bool subst_expr(struct expr *x, const struct part *use, bool list)
+{
+	bool any = false;
+
+	for (; x; x = list ? x->next : NULL) {
+		if (x->kind == E_AT && x->op == AT_OP_PROBEWRITE &&
+		    x->args && x->args->kind == E_VAR && !x->args->next) {
+			if (!use)
+				return true;
+			x->kind = E_NUM;
+			x->num = parts_write(use, x->args->str);
+			x->args = NULL;
+			any = true;
+			continue;
+		}
+		if (x->kind == E_NUM || x->kind == E_STR)
+			continue;
+		any |= subst_expr(x->a, use, false);
+		any |= subst_expr(x->b, use, false);
+		any |= subst_expr(x->c, use, false);
+		any |= subst_expr(x->args, use, true);
+		for (struct chain *c = x->chain; c; c = c->next)
+			any |= subst_expr(c->index, use, false);
+	}
+	return any;
+}
+
+static bool subst_stmts(struct stmt *st, const struct part *use)
+{
+	bool any = false;
+
+	for (; st; st = st->next) {
+		any |= subst_expr(st->e, use, false);
+		any |= subst_expr(st->init, use, false);
+		any |= subst_expr(st->incr, use, false);
+		any |= subst_stmts(st->body, use);
+		any |= subst_stmts(st->else_body, use);
+		if (st->fe)
+			any |= subst_expr(st->fe->limit, use, false);
+	}
+	return any;
+}
+
+/* An alias part b for the body use: b itself, or its copy with the
+ * @probewrite()s evaluated. */
+static const struct stmt *alias_part(struct session *s, const struct stmt *b,
+				     const struct part *use)
+{
+	struct stmt *copy;
+
+	/* (cast: with use NULL nothing is written) */
+	if (!b || !use || !subst_stmts((struct stmt *)b, NULL))
+		return b;
+	copy = ast_clone_stmt(s, b);
+	subst_stmts(copy, use);
+	return copy;
+}
+
 static struct expr *and_cond(struct session *s, struct expr *a,
 			     const struct expr *b)
 {
@@ -188,11 +319,14 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 		suffix = c ? copy_comps(s, c, NULL) : NULL;
 	}
 	if (d->append) {
-		parts = parts_append(s, parts, d->body);
+		parts = parts_append(s, parts, alias_part(s, d->body, parts));
 	} else {
+		const struct part *use = parts;
+
 		if (d->epilogue)
-			parts = parts_append(s, parts, d->epilogue);
-		parts = part_new(s, d->body, parts);
+			parts = parts_append(s, parts,
+					     alias_part(s, d->epilogue, use));
+		parts = part_new(s, alias_part(s, d->body, use), parts);
 	}
 	/* -p2's derivation: "NAME = POINT, POINT", then the outer ones;
 	 * NAME as the alias defines it (stap prints job.fast for a script's

@@ -734,10 +734,13 @@ void resolve_expr(struct elab *e, struct expr *x)
 		if (x->op == AT_OP_PERF)
 			elab_error(e, &x->loc, "cannot translate general "
 				   "@perf expression");
+		/* those of alias bodies are numbers by now (probes.c) */
 		if (x->op == AT_OP_PROBEWRITE && x->args &&
 		    x->args->kind != E_VAR)
 			elab_error(e, &x->args->loc, "'@probewrite' takes a "
 				   "variable");
+		else if (x->op == AT_OP_PROBEWRITE)
+			elab_error(e, &x->loc, "unexpected @probewrite");
 		break;
 	default:
 		resolve_expr(e, x->a);
