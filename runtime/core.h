@@ -342,6 +342,7 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 	 * only looked at while busy) */
 	c->probe = p;
 	c->regs = regs;
+	c->sregs = NULL;
 	c->addr = addr;
 	c->data = data;
 	c->actions = 0;

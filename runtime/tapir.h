@@ -93,6 +93,9 @@ struct tp_context {
 	atomic_t busy;			/* claimed by a running handler */
 	const struct tp_probe *probe;	/* the running probe */
 	struct pt_regs *regs;		/* NULL: begin/end/error/timers */
+	struct pt_regs *sregs;		/* a system call's own registers, set
+					 * by the syscall aliases: NULL at
+					 * each hit's start */
 	unsigned long addr;		/* tapir_probe_addr() */
 	void *data;			/* kretprobe per-instance data */
 	long actions;			/* statements run: tp_run_probe sets 0 */
@@ -431,6 +434,11 @@ const char *tapir_probe_name(void);
 unsigned long tapir_probe_addr(void);
 int tapir_is_return(void);
 struct pt_regs *tapir_regs(void);
+/* The registers of the system call the probe is at the entry of (the
+ * syscall aliases set them), NULL elsewhere: the *_arg() functions read
+ * and write the call's arguments there. */
+struct pt_regs *tapir_syscall_regs(void);
+void tapir_set_syscall_regs(struct pt_regs *regs);
 long tapir_target_pid(void);
 long tapir_loader_pid(void);
 int tapir_tz_gmtoff(void);

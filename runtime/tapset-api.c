@@ -51,6 +51,21 @@ struct pt_regs *tapir_regs(void)
 	return c ? c->regs : NULL;
 }
 
+struct pt_regs *tapir_syscall_regs(void)
+{
+	struct tp_context *c = tp_current();
+
+	return c ? c->sregs : NULL;
+}
+
+void tapir_set_syscall_regs(struct pt_regs *regs)
+{
+	struct tp_context *c = tp_current();
+
+	if (c)
+		c->sregs = regs;
+}
+
 long tapir_target_pid(void)
 {
 	return tp_transport_target_pid();
