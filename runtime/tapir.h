@@ -373,6 +373,7 @@ struct tp_ubin {
 	const struct tp_usym *syms;	/* by addr */
 	unsigned int nsyms;
 	unsigned long base;		/* the lowest segment's vaddr */
+	const char *build_id;		/* in hex, or NULL: none */
 	const struct tp_ucfi *cfi;	/* by pc */
 	unsigned int ncfi;
 	const struct tp_uline *lines;	/* by pc; only for a program that
@@ -476,6 +477,8 @@ struct tapir_usym {
 	unsigned long off, size;
 	const char *file;		/* the source line there, when the */
 	unsigned int line;		/* tables have lines: else NULL, 0 */
+	const char *build_id;		/* a binary of the tables' build ID
+					 * in hex; else NULL */
 };
 /* 0 with *u set; -ENOENT when no file is mapped at addr (or the task
  * has no user space); -EBUSY when the task's mappings cannot be looked

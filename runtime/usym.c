@@ -212,6 +212,7 @@ int tapir_usym(unsigned long addr, struct tapir_usym *u)
 	u->size = s ? s->size : 0;
 	u->file = NULL;
 	u->line = 0;
+	u->build_id = l.bin ? l.bin->build_id : NULL;
 	if (l.bin && l.bin->nlines && l.vaddr >= l.bin->base &&
 	    l.vaddr - l.bin->base <= U32_MAX) {
 		unsigned long pc = l.vaddr - l.bin->base;

@@ -88,6 +88,7 @@ struct ubin {
 	struct ucfi *cfi;
 	size_t ncfi, capcfi;
 	uint64_t base;
+	char *build_id;		/* its NT_GNU_BUILD_ID in hex, or NULL */
 };
 
 /* ---- which binaries ---- */
@@ -598,6 +599,16 @@ static bool read_binary(struct session *s, struct ubin *b, bool lines)
 		close(fd);
 		return false;
 	}
+	{
+		const unsigned char *id;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+
+		if (n > 0) {
+			b->build_id = xcalloc(1, 2 * (size_t)n + 1);
+			for (ssize_t i = 0; i < n; i++)
+				sprintf(b->build_id + 2 * i, "%02x", id[i]);
+		}
+	}
 	dbg = usym_open_debug(elf, &dfd);
 	if (dbg)
 		read_syms(s, b, dbg);
@@ -733,6 +744,9 @@ void emit_usym_tables(struct em *em, FILE *o)
 					i, i);
 			fprintf(o, "\t\t.base = %#llxUL,\n",
 				(unsigned long long)b->base);
+			if (b->build_id)
+				fprintf(o, "\t\t.build_id = \"%s\",\n",
+					b->build_id);
 			if (b->ncfi)
 				fprintf(o, "\t\t.cfi = tpg_ucfi_%d,\n"
 					"\t\t.ncfi = ARRAY_SIZE(tpg_ucfi_%d),\n",
@@ -751,6 +765,7 @@ void emit_usym_tables(struct em *em, FILE *o)
 		free(bins[i].cfi);
 		free(bins[i].lines);
 		free(bins[i].files);
+		free(bins[i].build_id);
 	}
 	free(bins);
 	free(paths);
