@@ -808,13 +808,30 @@ static void fmt_literal(char **fmt, size_t *len, size_t *cap, const char *s,
 	}
 }
 
+/* More arguments than this go in the frame, not on the kernel stack (a
+ * compound literal each: 64 of them took 1 KiB, and a probe that prints
+ * a big struct's $$vars more than -Wframe-larger-than allows). */
+#define ARGS_ON_STACK 8
+
+/* The arguments of a print: a compound literal, or a frame temporary
+ * filled here. */
 static const char *args_literal(struct body *b, struct val *v, int n)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *m;
 	const char *r;
 
+	if (n > ARGS_ON_STACK) {
+		const char *t = args_tmp(b, n);
+
+		for (int i = 0; i < n; i++)
+			out(b, "%s[%d] = (struct tp_arg)%s(%s);", t, i,
+			    v[i].type == TYPE_STRING ? "TPG_SARG" : "TPG_LARG",
+			    v[i].c);
+		return t;
+	}
+	m = open_memstream(&buf, &len);
 	fputs("(const struct tp_arg[]){ ", m);
 	for (int i = 0; i < n; i++)
 		fprintf(m, "%s%s(%s)", i ? ", " : "",

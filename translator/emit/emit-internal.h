@@ -28,6 +28,7 @@ enum tmp_kind {
 	TMP_STR,	/* char __sN[MAXSTRINGLEN] */
 	TMP_PTR,	/* const char *__pN */
 	TMP_CELL,	/* s64 __cN[...]: a merged statistics cell */
+	TMP_ARGS,	/* struct tp_arg __aN[...]: a long print's arguments */
 	TMP__COUNT
 };
 
@@ -88,6 +89,8 @@ struct body {
 	int ntmp[TMP__COUNT], maxtmp[TMP__COUNT];
 	int *cellwords;			/* per cell temporary, its size */
 	int ncellcap;
+	int *argcount;			/* per arguments temporary, its size */
+	int nargcap;
 
 	struct errtarget *err;		/* innermost failure target */
 	struct loopctx *loop;
@@ -174,6 +177,8 @@ void out(struct body *b, const char *fmt, ...)
 void out_raw(struct body *b, const char *text);
 const char *tmp_new(struct body *b, enum tmp_kind k);
 const char *cell_tmp(struct body *b, const struct gvar *g);
+/* An arguments temporary of n struct tp_arg. */
+const char *args_tmp(struct body *b, int n);
 void err_jump(struct body *b);
 void use_global(struct body *b, const struct gvar *g, bool write);
 void capture_begin(struct body *b, FILE **saved, char **buf, size_t *len);

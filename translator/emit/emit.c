@@ -258,7 +258,7 @@ void out_captured(struct body *b, const char *text)
 
 const char *tmp_new(struct body *b, enum tmp_kind k)
 {
-	static const char prefix[TMP__COUNT] = { 'l', 's', 'p', 'c' };
+	static const char prefix[TMP__COUNT] = { 'l', 's', 'p', 'c', 'a' };
 	int n = b->ntmp[k]++;
 
 	if (b->ntmp[k] > b->maxtmp[k])
@@ -291,6 +291,22 @@ const char *cell_tmp(struct body *b, const struct gvar *g)
 	if (words > b->cellwords[n])
 		b->cellwords[n] = words;
 	return tmp_new(b, TMP_CELL);
+}
+
+const char *args_tmp(struct body *b, int n)
+{
+	int k = b->ntmp[TMP_ARGS];
+
+	if (k >= b->nargcap) {
+		b->nargcap = k + 8;
+		b->argcount = xrealloc(b->argcount, (size_t)b->nargcap *
+				       sizeof(*b->argcount));
+		for (int i = k; i < b->nargcap; i++)
+			b->argcount[i] = 0;
+	}
+	if (n > b->argcount[k])
+		b->argcount[k] = n;
+	return tmp_new(b, TMP_ARGS);
 }
 
 void err_jump(struct body *b)
@@ -406,6 +422,8 @@ static bool frame_struct(struct em *em, struct body *b, FILE *o)
 	for (int i = 0; i < b->maxtmp[TMP_CELL]; i++, any = true)
 		fprintf(m, "\ts64 __c%d[sizeof(struct tp_stat_cell) / sizeof(s64) "
 			"+ %d];\n", i, b->cellwords[i]);
+	for (int i = 0; i < b->maxtmp[TMP_ARGS]; i++, any = true)
+		fprintf(m, "\tstruct tp_arg __a%d[%d];\n", i, b->argcount[i]);
 	fclose(m);
 	if (any)
 		fprintf(o, "struct %s_locals {\n%s};\n\n", b->name, buf);
@@ -1642,6 +1660,7 @@ done:
 			free(pos[i].b->use);
 			free(pos[i].b->calls);
 			free(pos[i].b->cellwords);
+			free(pos[i].b->argcount);
 			free(pos[i].b);
 		}
 	for (int i = 0; i < em.nfns; i++) {
@@ -1653,6 +1672,7 @@ done:
 		free(b->use);
 		free(b->calls);
 		free(b->cellwords);
+		free(b->argcount);
 		free(b);
 	}
 	free(pframe);
