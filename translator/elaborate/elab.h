@@ -90,6 +90,8 @@ enum proc_event {
 };
 
 struct dprobe {
+	bool reads_sregs;			/* reaches a reader of the
+						 * syscall registers (optimize.c) */
 	const struct provider *prov;
 	const struct probe_point *point;	/* concrete, no wildcards */
 	const char *name;			/* its canonical text */

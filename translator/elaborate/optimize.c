@@ -128,7 +128,10 @@ static bool dead_store(const struct expr *x)
 	if (x->kind != E_ASSIGN || x->op != OP_ASSIGN || x->a->kind != E_VAR)
 		return false;
 	sym = x->a->ref;
-	return sym && !sym->global && !sym->param && !sym->reads;
+	/* (read only in a branch pass 2 drops: the syscall aliases'
+	 * `if (@probewrite(fd))` when the script does not write fd) */
+	return sym && !sym->global && !sym->param &&
+	       sym->reads == sym->dead_reads;
 }
 
 static void unread_one(struct expr *x)
@@ -240,6 +243,100 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 		if (st->body)
 			prune(e, st->body, changed);
 		return true;
+	}
+}
+
+/* ---- the syscall aliases' __sc_enter() ----
+ *
+ * It sets the hit's system-call registers (tapir_set_syscall_regs()) for
+ * the *_arg() functions, whose embedded C reads them and says
+ * "pragma:syscall_regs" (or calls tapir_syscall_regs() itself). A probe
+ * that reaches none of those does not need the call: without it, a
+ * counting syscall probe costs what it did before the call was there
+ * (34 guest instructions a hit, bench/overhead y). */
+
+static bool fn_reads_sregs(struct elab *e, struct function *fn)
+{
+	for (; fn; fn = fn->overload) {
+		if (fn->mark == e->mark)
+			continue;
+		fn->mark = e->mark;
+		if (fn->decl->code &&
+		    (strstr(fn->decl->code, "pragma:syscall_regs") ||
+		     strstr(fn->decl->code, "tapir_syscall_regs(")))
+			return true;
+		for (int i = 0; i < fn->ncallees; i++)
+			if (fn_reads_sregs(e, fn->callees[i]))
+				return true;
+	}
+	return false;
+}
+
+static bool expr_reads_sregs(struct elab *e, const struct expr *x)
+{
+	for (; x; x = x->next) {
+		if (x->kind == E_NUM || x->kind == E_STR)
+			continue;	/* (their str is num's) */
+		if ((x->kind == E_CALL && x->ref &&
+		     fn_reads_sregs(e, x->ref)) ||
+		    (x->kind == E_EMBEDDED &&
+		     (strstr(x->str, "pragma:syscall_regs") ||
+		      strstr(x->str, "tapir_syscall_regs("))) ||
+		    expr_reads_sregs(e, x->a) || expr_reads_sregs(e, x->b) ||
+		    expr_reads_sregs(e, x->c) || expr_reads_sregs(e, x->args))
+			return true;
+		for (const struct chain *c = x->chain; c; c = c->next)
+			if (expr_reads_sregs(e, c->index))
+				return true;
+	}
+	return false;
+}
+
+static bool stmts_read_sregs(struct elab *e, const struct stmt *st)
+{
+	for (; st; st = st->next) {
+		/* not the branch pass 2 drops: an argument write-back
+		 * `if (@probewrite(fd))` whose fd the script leaves */
+		if (st->kind == S_IF && st->e && st->e->kind == E_NUM) {
+			if (stmts_read_sregs(e, st->e->num ? st->body :
+					     st->else_body))
+				return true;
+			continue;
+		}
+		if (expr_reads_sregs(e, st->e) ||
+		    expr_reads_sregs(e, st->init) ||
+		    expr_reads_sregs(e, st->incr) ||
+		    stmts_read_sregs(e, st->body) ||
+		    stmts_read_sregs(e, st->else_body) ||
+		    (st->fe && expr_reads_sregs(e, st->fe->limit)))
+			return true;
+	}
+	return false;
+}
+
+void note_sregs_readers(struct elab *e)
+{
+	for (struct dprobe *p = e->prog->probes; p; p = p->next) {
+		e->mark++;
+		p->reads_sregs = stmts_read_sregs(e, p->body);
+	}
+}
+
+/* Drops the statements that only call a setter of the registers. */
+static void drop_sregs_setters(struct stmt *st)
+{
+	for (; st; st = st->next) {
+		const struct function *fn;
+
+		if (st->kind == S_EXPR && st->e->kind == E_CALL &&
+		    (fn = st->e->ref) && fn->decl->code &&
+		    strstr(fn->decl->code, "tapir_set_syscall_regs(")) {
+			st->kind = S_NULL;
+			st->e = NULL;
+			continue;
+		}
+		drop_sregs_setters(st->body);
+		drop_sregs_setters(st->else_body);
 	}
 }
 
@@ -422,6 +519,8 @@ void optimize_program(struct elab *e)
 		struct dprobe *p = *pp;
 		bool live, changed;
 
+		if (!p->reads_sregs)
+			drop_sregs_setters(p->body);
 		do {
 			changed = false;
 			live = prune(e, p->body, &changed);

@@ -1155,6 +1155,7 @@ struct program *elaborate(struct session *s, struct script *user)
 			resolve_probe(&e, p);
 	}
 	check_calls_in_foreach(&e);
+	note_sregs_readers(&e);
 	/* the call graph served its purpose */
 	for (struct function *f = prog->functions; f; f = f->next) {
 		free(f->writes);

@@ -720,8 +720,7 @@ struct probe_out {
  * the context `c` only in TPG_FRAMES(c), c->nesting, c->last_error,
  * c->last_stmt, tp_error(c, ...) and in calls fn_NAME(c) of the functions
  * it reaches, which are all embedded C that names neither `c`, CONTEXT,
- * STAP_PRINTF nor anything of the runtime (tp_*, tapir_*, _stp_*) but
- * tapir_set_syscall_regs() (see light_ident()); and no
+ * STAP_PRINTF nor anything of the runtime (tp_*, tapir_*, _stp_*); and no
  * top-level %{ %} block of the program names the runtime or CONTEXT
  * either (a helper there could reach the context for a function).
  */
@@ -781,10 +780,6 @@ static bool light_ident(const char *t, size_t n, size_t i, size_t len,
 	}
 	if (len == 11 && starts(t, n, i, "STAP_PRINTF"))
 		return false;
-	/* the syscall aliases' __sc_enter(): it writes a field of the
-	 * context that only full hits read, and each of them clears */
-	if (len == 22 && starts(t, n, i, "tapir_set_syscall_regs"))
-		return true;
 	for (j = 0; j < sizeof(runtime) / sizeof(runtime[0]); j++)
 		if (starts(t, n, i, runtime[j]))
 			return false;
