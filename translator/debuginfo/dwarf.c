@@ -469,14 +469,23 @@ static bool system_matches(char **systems, const char *glob)
 	return false;
 }
 
+/* Whether a name of iters (NULL: not known) is like glob. */
+static bool iters_match(char *const *iters, const char *glob)
+{
+	if (!iters)
+		return true;
+	for (; *iters; iters++)
+		if (fnmatch(glob, *iters, 0) == 0)
+			return true;
+	return false;
+}
+
 bool dwarf_module_may_trace(struct session *s, const char *module,
 			    const char *sys, const char *glob)
 {
 	struct dwarf_ctx *c = dwarf_ctx(s);
 
 	for (size_t i = 0; i < c->ntp_mods; i++) {
-		char **p;
-
 		if (strcmp(c->tp_mods[i], module) != 0)
 			continue;
 		/* without a symbol table, or a system string (tracepoints
@@ -484,12 +493,7 @@ bool dwarf_module_may_trace(struct session *s, const char *module,
 		if (c->tp_mod_sysstrs[i] && strcmp(sys, "*") != 0 &&
 		    !system_matches(c->tp_mod_sysstrs[i], sys))
 			return false;
-		if (!c->tp_mod_iters[i])
-			return true;
-		for (p = c->tp_mod_iters[i]; *p; p++)
-			if (fnmatch(glob, *p, 0) == 0)
-				return true;
-		return false;
+		return iters_match(c->tp_mod_iters[i], glob);
 	}
 	return true;
 }
@@ -712,35 +716,27 @@ static bool tpmods_load(struct dwarf_ctx *c, const char *cache)
 static void tpmods_save(struct session *s, struct dwarf_ctx *c,
 			const char *cache)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = xmalloc(cap), *dir, *slash;
+	char *buf = NULL, *dir, *slash;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
 
-#define PUT(str) do {							\
-		size_t k_ = strlen(str);				\
-		if (len + k_ + 2 > cap)					\
-			buf = xrealloc(buf, cap = 2 * (len + k_ + 2));	\
-		memcpy(buf + len, str, k_);				\
-		len += k_;						\
-	} while (0)
-	PUT(TPMODS_MAGIC "\n");
+	if (!m)
+		return;
+	fputs(TPMODS_MAGIC "\n", m);
 	for (size_t i = 0; i < c->nbtf_mods; i++) {
 		if (strpbrk(c->btf_mod_names[i], "\t\n ") ||
 		    strpbrk(c->btf_mod_found[i], "\t\n")) {
-			free(buf);	/* cannot be written down: not kept */
+			fclose(m);	/* cannot be written down: not kept */
+			free(buf);
 			return;
 		}
-		PUT(c->btf_mod_names[i]);
-		PUT("\t");
-		PUT(c->btf_mod_found[i]);
-		PUT("\t");
-		for (char **p = c->btf_mod_iters[i]; p && *p; p++) {
-			PUT(*p);
-			if (p[1])
-				PUT(" ");
-		}
-		PUT("\n");
+		fprintf(m, "%s\t%s\t", c->btf_mod_names[i],
+			c->btf_mod_found[i]);
+		for (char **p = c->btf_mod_iters[i]; p && *p; p++)
+			fprintf(m, "%s%s", *p, p[1] ? " " : "");
+		fputc('\n', m);
 	}
-#undef PUT
+	fclose(m);
 	dir = xstrdup(cache);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
@@ -758,12 +754,7 @@ bool dwarf_btf_module_may_trace(struct session *s, size_t i,
 {
 	struct dwarf_ctx *c = dwarf_ctx(s);
 
-	if (i >= c->nbtf_mods || !c->btf_mod_iters[i])
-		return true;
-	for (char **p = c->btf_mod_iters[i]; *p; p++)
-		if (fnmatch(glob, *p, 0) == 0)
-			return true;
-	return false;
+	return i >= c->nbtf_mods || iters_match(c->btf_mod_iters[i], glob);
 }
 
 static void free_btf_modules(struct dwarf_ctx *c)

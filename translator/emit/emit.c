@@ -266,12 +266,24 @@ const char *tmp_new(struct body *b, enum tmp_kind k)
 	return em_printf(b->em, "l->__%c%d", prefix[k], n);
 }
 
+/* Makes (*sizes)[k] at least n, the array grown to hold index k. */
+static void tmp_size(int **sizes, int *cap, int k, int n)
+{
+	if (k >= *cap) {
+		*sizes = xrealloc(*sizes, (size_t)(k + 8) * sizeof(**sizes));
+		for (int i = *cap; i < k + 8; i++)
+			(*sizes)[i] = 0;
+		*cap = k + 8;
+	}
+	if (n > (*sizes)[k])
+		(*sizes)[k] = n;
+}
+
 /* A merged-cell temporary big enough for g's cells. */
 const char *cell_tmp(struct body *b, const struct gvar *g)
 {
 	const struct expr *h = g->sym->hist;
 	int words = 0;
-	int n = b->ntmp[TMP_CELL];
 
 	if (h && h->op == HIST_LOG) {
 		words = 128;
@@ -281,31 +293,13 @@ const char *cell_tmp(struct body *b, const struct gvar *g)
 
 		words = w > 0 && hi > lo ? (int)((hi - lo) / w + 3) : 3;
 	}
-	if (n >= b->ncellcap) {
-		b->ncellcap = n + 8;
-		b->cellwords = xrealloc(b->cellwords, (size_t)b->ncellcap *
-					sizeof(*b->cellwords));
-		for (int i = n; i < b->ncellcap; i++)
-			b->cellwords[i] = 0;
-	}
-	if (words > b->cellwords[n])
-		b->cellwords[n] = words;
+	tmp_size(&b->cellwords, &b->ncellcap, b->ntmp[TMP_CELL], words);
 	return tmp_new(b, TMP_CELL);
 }
 
 const char *args_tmp(struct body *b, int n)
 {
-	int k = b->ntmp[TMP_ARGS];
-
-	if (k >= b->nargcap) {
-		b->nargcap = k + 8;
-		b->argcount = xrealloc(b->argcount, (size_t)b->nargcap *
-				       sizeof(*b->argcount));
-		for (int i = k; i < b->nargcap; i++)
-			b->argcount[i] = 0;
-	}
-	if (n > b->argcount[k])
-		b->argcount[k] = n;
+	tmp_size(&b->argcount, &b->nargcap, b->ntmp[TMP_ARGS], n);
 	return tmp_new(b, TMP_ARGS);
 }
 
