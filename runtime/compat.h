@@ -27,11 +27,17 @@
 #define tp_zalloc(size)			vzalloc(size)
 #define tp_free(ptr)			vfree(ptr)
 
+/* The bytes the script's maps and statistics hold (module_size()'s
+ * "alloc"); changed only at start-up and exit. */
+extern atomic_long_t tp_data_bytes;
+#define tp_data_account(bytes)		atomic_long_add((bytes), &tp_data_bytes)
+
 #define tp_percpu_zalloc(size)		__alloc_percpu((size), sizeof(u64))
 #define tp_percpu_free(ptr)		free_percpu(ptr)
 #define tp_per_cpu_ptr(ptr, cpu)	per_cpu_ptr((ptr), (cpu))
 #define tp_this_cpu_ptr(ptr)		this_cpu_ptr(ptr)
 #define tp_for_each_cpu(cpu)		for_each_possible_cpu(cpu)
+#define tp_nr_cpus()			num_possible_cpus()
 #define TP_PERCPU			__percpu
 
 typedef raw_spinlock_t tp_lock_t;
@@ -65,6 +71,7 @@ typedef uint64_t u64;
 
 #define tp_zalloc(size)			calloc(1, (size))
 #define tp_free(ptr)			free(ptr)
+#define tp_data_account(bytes)		((void)(bytes))
 
 /* Per-CPU storage: TP_COMPAT_NR_CPUS copies side by side. */
 #define TP_COMPAT_NR_CPUS 4
@@ -99,6 +106,7 @@ static inline void *tp_compat_cpu_ptr(void *ptr, int cpu)
 #define tp_per_cpu_ptr(ptr, cpu) \
 	((__typeof__(ptr))tp_compat_cpu_ptr((ptr), (cpu)))
 #define tp_this_cpu_ptr(ptr)		tp_per_cpu_ptr((ptr), tp_compat_cpu)
+#define tp_nr_cpus()			TP_COMPAT_NR_CPUS
 #define tp_for_each_cpu(cpu) \
 	for ((cpu) = 0; (cpu) < TP_COMPAT_NR_CPUS; (cpu)++)
 #define TP_PERCPU

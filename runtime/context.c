@@ -29,6 +29,8 @@
 DEFINE_PER_CPU(struct tp_context *, tp_ctx);
 
 struct tp_counters tp_count;
+atomic_long_t tp_data_bytes;
+static size_t tp_ctx_bytes;	/* module_size()'s "ctx" */
 
 int tp_contexts_alloc(size_t locals_size)
 {
@@ -58,6 +60,7 @@ int tp_contexts_alloc(size_t locals_size)
 		c->locals = locals_size ? (char *)c + head + rt : NULL;
 		per_cpu(tp_ctx, cpu) = c;
 	}
+	tp_ctx_bytes = size * num_possible_cpus();
 	return 0;
 }
 
@@ -73,6 +76,11 @@ void tp_contexts_free(void)
 		kvfree(per_cpu(tp_ctx, cpu));
 		per_cpu(tp_ctx, cpu) = NULL;
 	}
+}
+
+size_t tp_contexts_bytes(void)
+{
+	return tp_ctx_bytes;
 }
 
 void tp_contexts_wait(void)

@@ -116,6 +116,7 @@ static inline struct tp_rt *tp_rt(const struct tp_context *c)
 /* ---- context.c ---- */
 int tp_contexts_alloc(size_t locals_size);
 void tp_contexts_free(void);
+size_t tp_contexts_bytes(void);	/* all CPUs' contexts */
 /* Wait (process context) until no CPU runs a handler. */
 void tp_contexts_wait(void);
 

@@ -41,6 +41,13 @@ static void reset(struct tp_map *m)
 	m->count = 0;
 }
 
+/* What the map's buckets and pool hold (module_size()) */
+static size_t map_bytes(const struct tp_map *m)
+{
+	return (size_t)m->nbuckets * sizeof(u32) +
+	       (size_t)m->desc->capacity * m->entry_size;
+}
+
 int tp_map_init(struct tp_map *m, const struct tp_map_desc *d)
 {
 	u32 off = sizeof(struct tp_map_ent);
@@ -67,12 +74,15 @@ int tp_map_init(struct tp_map *m, const struct tp_map_desc *d)
 		tp_map_free(m);
 		return -ENOMEM;
 	}
+	tp_data_account((long)map_bytes(m));
 	reset(m);
 	return 0;
 }
 
 void tp_map_free(struct tp_map *m)
 {
+	if (m->buckets && m->pool)
+		tp_data_account(-(long)map_bytes(m));
 	tp_free(m->buckets);
 	tp_free(m->pool);
 	m->buckets = NULL;

@@ -317,6 +317,12 @@ long tp_hist_print(const struct tp_stat_desc *d, const struct tp_stat_cell *c,
 
 /* ---- per-CPU statistics ---- */
 
+/* What the statistic's per-CPU cells hold (module_size()) */
+static size_t stat_bytes(const struct tp_stat *s)
+{
+	return s->cell_size * (size_t)tp_nr_cpus();
+}
+
 int tp_stat_init(struct tp_stat *s, const struct tp_stat_desc *d)
 {
 	int err = tp_stat_desc_check(d);
@@ -326,11 +332,16 @@ int tp_stat_init(struct tp_stat *s, const struct tp_stat_desc *d)
 	s->desc = d;
 	s->cell_size = tp_stat_cell_size(d);
 	s->cells = tp_percpu_zalloc(s->cell_size);
-	return s->cells ? 0 : -ENOMEM;
+	if (!s->cells)
+		return -ENOMEM;
+	tp_data_account((long)stat_bytes(s));
+	return 0;
 }
 
 void tp_stat_free(struct tp_stat *s)
 {
+	if (s->cells)
+		tp_data_account(-(long)stat_bytes(s));
 	tp_percpu_free(s->cells);
 	s->cells = NULL;
 }

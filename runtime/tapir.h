@@ -442,6 +442,8 @@ struct pt_regs *tapir_syscall_regs(void);
 void tapir_set_syscall_regs(struct pt_regs *regs);
 long tapir_target_pid(void);
 long tapir_loader_pid(void);
+bool tapir_is_myproc(void);
+void tapir_module_size(char *buf, size_t len);
 int tapir_tz_gmtoff(void);
 const char *tapir_tz_name(void);
 void tapir_request_exit(void);

@@ -6,7 +6,9 @@
  * sleeping, scratch space in the running context.
  */
 #include <linux/kallsyms.h>
+#include <linux/cred.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
@@ -74,6 +76,37 @@ long tapir_target_pid(void)
 long tapir_loader_pid(void)
 {
 	return tp_transport_loader_pid();
+}
+
+/*
+ * module_size(): the module's data and text, the probe contexts, the
+ * transport's buffers and the script's maps and statistics, in KiB, as
+ * "NNdata/NNtext/NNctx/NNnet/NNalloc kb" (stap's format).
+ */
+void tapir_module_size(char *buf, size_t len)
+{
+#ifdef HAVE_MODULE_MEM
+	const struct module_memory *mem = THIS_MODULE->mem;
+	unsigned long text = mem[MOD_TEXT].size;
+	unsigned long data = mem[MOD_DATA].size + mem[MOD_RODATA].size +
+			     mem[MOD_RO_AFTER_INIT].size;
+#else
+	unsigned long text = THIS_MODULE->core_layout.text_size;
+	unsigned long data = THIS_MODULE->core_layout.size - text;
+#endif
+
+	snprintf(buf, len, "%ludata/%lutext/%zuctx/%zunet/%lualloc kb",
+		 data / 1024, text / 1024, tp_contexts_bytes() / 1024,
+		 tp_transport_bytes() / 1024,
+		 atomic_long_read(&tp_data_bytes) / 1024);
+}
+
+/* Whether the current task's effective uid is the loader's real uid (the
+ * user who started the script), as stap's is_myproc(). */
+bool tapir_is_myproc(void)
+{
+	return from_kuid_munged(&init_user_ns, current_euid()) ==
+	       tp_transport_loader_uid();
 }
 
 int tapir_tz_gmtoff(void)

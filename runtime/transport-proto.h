@@ -168,7 +168,7 @@ struct tp_proto_start {
 	int64_t loader_pid;	/* stp_pid(): the loader's own pid */
 	int32_t tz_gmtoff;	/* tz_gmtoff(): the loader's local time
 				 * zone, in seconds west of UTC */
-	uint32_t reserved2;
+	uint32_t loader_uid;	/* is_myproc(): the loader's real uid */
 	char tz_name[32];	/* tz_name(): its abbreviation ("UTC",
 				 * "CET"), NUL-terminated */
 };

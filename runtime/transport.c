@@ -156,6 +156,7 @@ static struct {
 	bool closing;			/* unloading: readers stop waiting */
 	long target_pid;
 	long loader_pid;		/* START's, for stp_pid() */
+	uid_t loader_uid;		/* START's, for is_myproc() */
 	int tz_gmtoff;			/* START's, for tz_gmtoff() */
 	char tz_name[32];		/* START's, for tz_name() */
 } tp;
@@ -546,6 +547,19 @@ long tp_transport_loader_pid(void)
 	return tp.loader_pid;
 }
 
+/* The transport's memory: the control queue, the bounce buffer and the
+ * relay sub-buffers of the online CPUs (module_size()'s "net"). */
+size_t tp_transport_bytes(void)
+{
+	return TP_QUEUE_SIZE + TP_BOUNCE_SIZE +
+	       tp.subbuf_size * tp.n_subbufs * num_online_cpus();
+}
+
+uid_t tp_transport_loader_uid(void)
+{
+	return tp.loader_uid;
+}
+
 int tp_transport_tz_gmtoff(void)
 {
 	return tp.tz_gmtoff;
@@ -592,6 +606,7 @@ static int tp_cmd_start(const struct tp_proto_start *s)
 	WRITE_ONCE(tp.target_pid,
 		   (s->flags & TP_PROTO_START_TARGET) ? (long)s->target_pid : 0);
 	tp.loader_pid = (long)s->loader_pid;
+	tp.loader_uid = (uid_t)s->loader_uid;
 	tp.tz_gmtoff = s->tz_gmtoff;
 	memcpy(tp.tz_name, s->tz_name, sizeof(tp.tz_name));
 	tp.tz_name[sizeof(tp.tz_name) - 1] = '\0';

@@ -59,6 +59,8 @@ bool tp_transport_system(const char *text, size_t len);
 long tp_transport_target_pid(void);
 /* START's loader pid, time zone offset (seconds west of UTC) and name. */
 long tp_transport_loader_pid(void);
+uid_t tp_transport_loader_uid(void);
+size_t tp_transport_bytes(void);
 int tp_transport_tz_gmtoff(void);
 const char *tp_transport_tz_name(void);
 /* For tests (testsuite/transport/ttest.c): how many of @cpu's

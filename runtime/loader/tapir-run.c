@@ -1293,7 +1293,8 @@ static void report(const struct run_state *s)
 			(unsigned long long)R.gaps);
 }
 
-/* START's facts about the loader: its pid (stp_pid()) and local time
+/* START's facts about the loader: its pid (stp_pid()), real uid
+ * (is_myproc()) and local time
  * zone (tz_gmtoff(), tz_name()), as at startup. */
 static void start_tz(struct tp_proto_start *st)
 {
@@ -1301,6 +1302,7 @@ static void start_tz(struct tp_proto_start *st)
 	struct tm tm;
 
 	st->loader_pid = getpid();
+	st->loader_uid = getuid();
 	tzset();
 	if (!localtime_r(&t, &tm))
 		return;

@@ -712,6 +712,13 @@ static void utime(void)
 	SC2(SYS_utime, A_TMP, 0x8);				/* EFAULT */
 }
 
+/* nobody: the rest of the commands run as uid and gid 65534 */
+static void nobody(void)
+{
+	SC3(SYS_setresgid, 65534, 65534, 65534);
+	SC3(SYS_setresuid, 65534, 65534, 65534);
+}
+
 static void setup(void)
 {
 	static const char data[] = "hello\n\tworld\0x";
@@ -759,7 +766,7 @@ int main(int argc, char **argv)
 		{ "more3", more3 }, { "ipc", ipc },
 		{ "last", last }, { "sigsock", sigsock },
 		{ "timex", timex }, { "quota", quota },
-		{ "x86", x86 }, { "utime", utime },
+		{ "x86", x86 }, { "utime", utime }, { "nobody", nobody },
 	};
 
 	setup();

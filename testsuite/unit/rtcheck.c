@@ -8,6 +8,8 @@
 #include "map.h"
 #include "stat.h"
 
+atomic_long_t tp_data_bytes;	/* the runtime's, in context.c */
+
 static int __init rtcheck_init(void)
 {
 	static const struct tp_stat_desc sd = { .hist = TP_HIST_LOG };
