@@ -86,6 +86,7 @@ static struct expr *fmt_close(struct vctx *v, struct fmt *m,
 	free(m->buf);
 	f->next = m->args;
 	call->str = "sprintf";
+	call->pretty = 1;	/* any number of values */
 	call->args = f;
 	return call;
 }

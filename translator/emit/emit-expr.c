@@ -876,19 +876,19 @@ static void print_formatted(struct body *b, const char *fmt, size_t flen,
 		    args_literal(b, v, n), n);
 }
 
-/* Does the format (printf's) convert anything? */
-static bool format_has_conversion(const char *s, size_t n)
+/* A print's values, as stap 4.8 counts them: after printf's format or
+ * printd's delimiter. */
+static int print_nvalues(const struct expr *x, bool skip_first)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '%') {
-			if (i + 1 < n && s[i + 1] == '%') {
-				i++;
-				continue;
-			}
-			return true;
-		}
-	return false;
+	int n = 0;
+
+	for (const struct expr *a = x->args; a; a = a->next)
+		n++;
+	return n && skip_first ? n - 1 : n;
 }
+
+/* stap 4.8 refuses a print of more than this many values at pass 3 */
+#define PRINT_MAX_VALUES 32
 
 void emit_print_call(struct body *b, struct expr *x, const char *dst)
 {
@@ -896,7 +896,9 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 	const char *name = x->str + (x->str[0] == 's');
 	bool ln = strstr(name, "ln") != NULL;
 	bool delim = strncmp(name, "printd", 6) == 0;
-	struct val v[64];
+	bool is_printf = strcmp(name, "printf") == 0;
+	int nvalues = print_nvalues(x, is_printf || delim);
+	struct val *v, *tmp;
 	struct expr *list = x->args;
 	char *fmt = NULL;
 	size_t flen = 0, cap = 0;
@@ -904,20 +906,26 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 	struct val dv = { 0 };
 	bool dlit = false;
 
-	if (strcmp(name, "printf") == 0) {
+	/* the pretty printer's own sprintf (x->pretty) takes any number */
+	if (nvalues > PRINT_MAX_VALUES && !x->pretty) {
+		em_error(em, &x->loc, "too many arguments to print (%d)", nvalues);
+		return;
+	}
+	/* printd's values and, with a computed delimiter, one before each
+	 * but the first */
+	v = xcalloc(2 * (size_t)nvalues + 1, sizeof(*v));
+	if (is_printf) {
 		struct expr *f = x->args;
 
 		if (!f || f->kind != E_STR) {
 			em_error(em, f ? &f->loc : &x->loc, "the format of '%s' "
 				 "must be a literal string", x->str);
+			free(v);
 			return;
 		}
-		n = eval_list(b, f->next, v, 64);
-		if (!format_has_conversion(f->str, f->len) && n == 0) {
-			print_formatted(b, f->str, f->len, v, 0, dst);
-			return;
-		}
+		n = eval_list(b, f->next, v, nvalues);
 		print_formatted(b, f->str, f->len, v, n, dst);
+		free(v);
 		return;
 	}
 	/* print(@hist_*(s)): the chart; sprint() gives it as a string */
@@ -926,15 +934,18 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 			if (a != list || a->next) {
 				em_error(em, &a->loc, "a histogram can only "
 					 "be printed alone, with print()");
+				free(v);
 				return;
 			}
 			/* println() adds no newline to it in stap 4.8 */
 			emit_hist_print(b, a, x, dst);
+			free(v);
 			return;
 		}
 	if (delim) {
 		if (!list) {
 			em_error(em, &x->loc, "'%s' needs a delimiter", x->str);
+			free(v);
 			return;
 		}
 		dlit = list->kind == E_STR;
@@ -945,9 +956,9 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 		}
 		list = list->next;
 	}
+	tmp = xcalloc((size_t)nvalues + 1, sizeof(*tmp));
 	{
-		struct val tmp[64];
-		int k = eval_list(b, list, tmp, 63);
+		int k = eval_list(b, list, tmp, nvalues);
 		int i = 0;
 
 		for (struct expr *a = list; a && i < k; a = a->next, i++) {
@@ -974,10 +985,10 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 			}
 			fmt_append(&fmt, &flen, &cap,
 				   tmp[i].type == TYPE_STRING ? "%s" : "%d", 2);
-			if (n < 64)
-				v[n++] = tmp[i];
+			v[n++] = tmp[i];
 		}
 	}
+	free(tmp);
 	if (ln)
 		fmt_append(&fmt, &flen, &cap, "\n", 1);
 	if (!fmt)
@@ -994,6 +1005,7 @@ void emit_print_call(struct body *b, struct expr *x, const char *dst)
 	else
 		print_formatted(b, fmt, flen, v, n, dst);
 	free(fmt);
+	free(v);
 }
 
 /* ---- expressions ---- */

@@ -84,7 +84,8 @@ enum expr_kind {
 struct expr {
 	unsigned char kind;	/* enum expr_kind */
 	unsigned char op;	/* enum op, atop, statop or histop */
-	unsigned char pretty;	/* 0, 1 for $, 2 for $$ */
+	unsigned char pretty;	/* 0, 1 for $, 2 for $$; E_CALL: 1 for
+				 * the pretty printer's sprintf */
 	bool addr;		/* &$var */
 	bool prefix;		/* ++x rather than x++ */
 	unsigned char type;	/* enum vtype, set by pass 2 */
