@@ -121,6 +121,16 @@ long tp_transport_loader_pid(void)
 	return 0;
 }
 
+uid_t tp_transport_loader_uid(void)
+{
+	return 0;
+}
+
+size_t tp_transport_bytes(void)
+{
+	return 0;
+}
+
 int tp_transport_tz_gmtoff(void)
 {
 	return 0;
