@@ -27,6 +27,7 @@
 #include "transport.h"
 
 DEFINE_PER_CPU(struct tp_context *, tp_ctx);
+DEFINE_PER_CPU(int, tp_busy);
 
 struct tp_counters tp_count;
 atomic_long_t tp_data_bytes;
@@ -49,7 +50,6 @@ int tp_contexts_alloc(size_t locals_size)
 			tp_contexts_free();
 			return -ENOMEM;
 		}
-		atomic_set(&c->busy, 0);
 		c->max_actions = MAXACTION_INTERRUPTIBLE;
 		c->rt = (char *)c + head;
 #ifdef STP_TIMING
@@ -83,17 +83,25 @@ size_t tp_contexts_bytes(void)
 	return tp_ctx_bytes;
 }
 
+static void tp_skip_count(void)
+{
+	atomic_inc(&tp_count.skipped);
+#ifndef STAP_SUPPRESS_HANDLER_ERRORS
+	if (atomic_read(&tp_count.skipped) > MAXSKIPPED)
+		tp_too_many_skipped();
+#endif
+}
+
 void tp_contexts_wait(void)
 {
 	int cpu, tries;
 
 	for_each_possible_cpu(cpu) {
-		struct tp_context *c = per_cpu(tp_ctx, cpu);
-
 		/* Handlers run with preemption off and the probes are gone
 		 * (an RCU grace period has passed): this ends at once unless
 		 * a handler is looping in embedded C. */
-		for (tries = 0; c && atomic_read(&c->busy) && tries < 10000; tries++)
+		for (tries = 0; smp_load_acquire(per_cpu_ptr(&tp_busy, cpu)) &&
+				tries < 10000; tries++)
 			msleep(1);
 	}
 }
@@ -102,7 +110,7 @@ struct tp_context *tp_current(void)
 {
 	struct tp_context *c = this_cpu_read(tp_ctx);
 
-	return c && atomic_read(&c->busy) ? c : NULL;
+	return this_cpu_read(tp_busy) ? c : NULL;
 }
 
 void tp_error(struct tp_context *c, const char *fmt, ...)
@@ -173,13 +181,16 @@ unsigned int tp_probes_count(enum tp_probe_kind kind)
 /* A probe skipped (low stack, @c NULL; a lock timeout, @c claimed). */
 void tp_skipped(struct tp_context *c)
 {
-	atomic_inc(&tp_count.skipped);
-	if (!c)
-		atomic_inc(&tp_count.lowstack);
 	if (c)
-		atomic_set_release(&c->busy, 0);
-#ifndef STAP_SUPPRESS_HANDLER_ERRORS
-	if (atomic_read(&tp_count.skipped) > MAXSKIPPED)
-		tp_too_many_skipped();
-#endif
+		tp_release_cpu();
+	else
+		atomic_inc(&tp_count.lowstack);
+	tp_skip_count();
+}
+
+/* A probe skipped on a lock timeout, this CPU claimed. */
+void tp_skipped_claimed(void)
+{
+	tp_release_cpu();
+	tp_skip_count();
 }

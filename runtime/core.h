@@ -124,12 +124,39 @@ void tp_contexts_wait(void);
 bool tp_lock_slow(const struct tp_probe *p, unsigned int i);
 void tp_report_error(struct tp_context *c);
 void tp_skipped(struct tp_context *c);
+void tp_skipped_claimed(void);
 /* How many of the module's probes are of @kind (a family's init sizes
  * its tables by it). */
 unsigned int tp_probes_count(enum tp_probe_kind kind);
 void tp_too_many_skipped(void);
 
+/* Each CPU's context: allocated for every possible CPU before any probe
+ * is registered (module init fails otherwise) and freed after the last
+ * is gone, so never NULL where a handler runs. */
 DECLARE_PER_CPU(struct tp_context *, tp_ctx);
+/* 1 while a handler runs on this CPU (its context is claimed). */
+DECLARE_PER_CPU(int, tp_busy);
+
+/* Claim this CPU's context: false when a handler runs here already (an
+ * interrupt or NMI hit a probe inside one). Only this CPU claims its own
+ * flag, so no bus lock is needed. */
+static __always_inline bool tp_claim_cpu(void)
+{
+	return this_cpu_cmpxchg(tp_busy, 0, 1) == 0;
+}
+
+/* The end of the claim, with release order: tp_contexts_wait() on
+ * another CPU sees every store of the handler before it. */
+static __always_inline void tp_release_cpu(void)
+{
+#ifdef CONFIG_X86
+	/* x86 keeps stores in order: the compiler barrier is the release */
+	barrier();
+	this_cpu_write(tp_busy, 0);
+#else
+	smp_store_release(this_cpu_ptr(&tp_busy), 0);
+#endif
+}
 
 /* ---- session.c ---- */
 /* exit(): STARTING/RUNNING -> STOPPING, and tell the loader. */
@@ -329,15 +356,11 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 	}
 	if (atomic_read(&tp_state) != state)
 		return;
-	c = this_cpu_read(tp_ctx);
-	if (unlikely(!c))
-		return;
-	/* Only this CPU claims its context (an interrupt or NMI may race
-	 * with us, another CPU never): no bus lock needed. */
-	if (unlikely(cmpxchg_local(&c->busy.counter, 0, 1) != 0)) {
+	if (unlikely(!tp_claim_cpu())) {
 		atomic_inc(&tp_count.reentrant);
 		return;
 	}
+	c = this_cpu_read(tp_ctx);
 
 	/* (probe and regs stay as they are after the hit: a context is
 	 * only looked at while busy) */
@@ -370,7 +393,7 @@ static __always_inline void tp_run_probe_in(const struct tp_probe *p,
 #endif
 	if (unlikely(c->last_error) && !c->aborted)
 		tp_report_error(c);
-	atomic_set_release(&c->busy, 0);
+	tp_release_cpu();
 #ifndef STAP_SUPPRESS_HANDLER_ERRORS
 	if (unlikely(atomic_read(&tp_count.skipped) > MAXSKIPPED))
 		tp_too_many_skipped();

@@ -90,27 +90,27 @@ static __always_inline void tp_run_light_in(const struct tp_probe *p,
 	}
 	if (atomic_read(&tp_state) != state)
 		return;
-	c = this_cpu_read(tp_ctx);
-	if (unlikely(!c))
-		return;
-	if (unlikely(cmpxchg_local(&c->busy.counter, 0, 1) != 0)) {
+	if (unlikely(!tp_claim_cpu())) {
 		atomic_inc(&tp_count.reentrant);
 		return;
 	}
+	/* (raw: preemption is off here; and not volatile, so a handler
+	 * that never looks at its context does not even load it) */
+	c = raw_cpu_read(tp_ctx);
 	if (may_fail) {
 		c->aborted = false;
 		c->last_error = NULL;
 		c->last_stmt = NULL;
 	}
 	if (unlikely(!tp_lock(p))) {
-		tp_skipped(c);
+		tp_skipped_claimed();
 		return;
 	}
 	p->handler(c);
 	tp_unlock(p->locks, p->nlocks);
 	if (may_fail && unlikely(c->last_error) && !c->aborted)
 		tp_report_error(c);
-	atomic_set_release(&c->busy, 0);
+	tp_release_cpu();
 }
 
 #define TP_KPROBE_ENTRY_LIGHT(fn, probe, may_fail)			\

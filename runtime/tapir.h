@@ -90,7 +90,6 @@
 struct tp_probe;
 
 struct tp_context {
-	atomic_t busy;			/* claimed by a running handler */
 	const struct tp_probe *probe;	/* the running probe */
 	struct pt_regs *regs;		/* NULL: begin/end/error/timers */
 	struct pt_regs *sregs;		/* a system call's own registers, set
