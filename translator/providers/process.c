@@ -1206,6 +1206,8 @@ static int functions(struct elab *e, const struct probe_point *pp,
 				ret ? f->entry : f->prologue, ret);
 		if (f->decl_file)
 			add_site(s, p, f);
+		else
+			p->uprobe_resolved = true;
 		count++;
 	}
 	free(nmatch);
@@ -1462,6 +1464,7 @@ static int plts(struct elab *e, const struct probe_point *pp,
 		p = uprobe_emit(e, tmpl, concrete(s, pp, path, m->name), u,
 				m->pc, ret);
 		p->mark = m;
+		p->uprobe_resolved = true;
 		p->name = arena_printf(&s->arena, "process(\"%s\").statement("
 				       "%#llx)%s", path,
 				       (unsigned long long)m->pc,
