@@ -26,6 +26,7 @@ translator_libtapir_a_SOURCES = \
 	translator/providers/core.c translator/providers/timer.c \
 	translator/providers/kprobe.c translator/providers/kernel.c \
 	translator/providers/process.c \
+	translator/providers/cache-order.c translator/providers/cache-order.h \
 	translator/providers/trace.c translator/providers/netfilter.c \
 	translator/providers/perf.c \
 	translator/providers/trace.c translator/providers/procfs.c \

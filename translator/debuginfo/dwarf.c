@@ -1697,6 +1697,9 @@ static const char *stap_blacklisted(struct session *s, struct dwarf_unit *u,
 	struct dwarf_ctx *c = dwarf_ctx(s);
 	const char *sec;
 
+	if (u->user)	/* the kernel's list: a program's lll_mutex_lock_
+			 * optimized is probed, as stap's */
+		return NULL;
 	blacklist_init(c);
 	if (regexec(&c->bl_fn, site->function, 0, NULL, 0) == 0)
 		return arena_printf(&s->arena, "function %s is blocklisted",

@@ -203,7 +203,7 @@ static bool cond_reads_global(const struct expr *x)
 static void derivation(FILE *out, const struct dprobe *p)
 {
 	fputs(" /* <- ", out);
-	if (p->dwarf) {
+	if (p->dwarf || p->uprobe_resolved) {
 		fputs(p->name, out);
 		point_flag(out, p);
 		cond_suffix(out, p->cond, true);

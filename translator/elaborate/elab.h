@@ -132,6 +132,9 @@ struct dprobe {
 	bool uprobe_pie;			/* in an ET_DYN file: -p2 says
 						 * pc=.dynamic+ */
 	const struct umark *mark;		/* .mark(): its SDT note */
+	bool uprobe_resolved;			/* -p2 derives it from its own
+						 * point, as a DWARF probe (a
+						 * symbol's, a PLT stub's) */
 	const char *tracepoint;			/* kernel.trace: its name */
 	/* netfilter probes (providers/netfilter.c) */
 	bool netfilter;

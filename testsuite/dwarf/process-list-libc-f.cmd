@@ -1,0 +1,1 @@
+-r kernels/6.1.0-test -l 'process("/usr/lib/x86_64-linux-gnu/libc.so.6").function("f*")'

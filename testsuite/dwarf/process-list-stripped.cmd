@@ -1,0 +1,1 @@
+-r kernels/6.1.0-test -l 'process("/usr/bin/ls").function("*")'
