@@ -104,6 +104,8 @@ static void vmlinux_events(struct session *s, struct btf_ctx *b)
 	if (b->events_loaded)
 		return;
 	b->events_loaded = true;
+	if (dwarf_tpsys_load(s, "events", &b->events))
+		return;
 	elf = dwarf_kernel_elf(s);
 	if (elf) {
 		elf_events(s, b, elf);
@@ -162,6 +164,11 @@ static struct btf *site_btf(struct session *s, const struct dwarf_site *site)
 bool btf_available(struct session *s)
 {
 	return kernel_btf(s) != NULL;
+}
+
+const char *btf_kernel_path(struct session *s)
+{
+	return kernel_btf(s) ? ctx(s)->path : NULL;
 }
 
 void btf_free(struct session *s)
@@ -559,11 +566,13 @@ static const struct strmap *module_events(struct session *s,
 	if (m)
 		return m;
 	m = ANEW(&s->arena, struct strmap);
-	dwarf_ko_event_systems(s, path,
-			       member_offset(b->btf, "trace_event_call",
-					     "class", 16),
-			       member_offset(b->btf, "trace_event_class",
-					     "system", 0), m);
+	if (!dwarf_tpsys_load(s, arena_printf(&s->arena, "ko:%s", module), m))
+		dwarf_ko_event_systems(s, path,
+				       member_offset(b->btf, "trace_event_call",
+						     "class", 16),
+				       member_offset(b->btf,
+						     "trace_event_class",
+						     "system", 0), m);
 	strmap_add(&s->arena, &b->mod_events, arena_strdup(&s->arena, module),
 		   m);
 	return m;
