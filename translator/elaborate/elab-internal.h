@@ -13,7 +13,7 @@ struct tapset_file {
 	const char **names;		/* what it defines, a kind letter
 					 * (F, G, A: an alias's first
 					 * component) and the name each */
-	int nnames;
+	int nnames, capnames;
 	const char *id;			/* its identity (tapset.c) */
 	bool eager;			/* parsed every time (diagnostics) */
 	bool loaded;			/* its definitions are in the program */

@@ -81,13 +81,22 @@ static const char *file_id(struct session *s, const char *path)
 static void add_name(struct session *s, struct tapset_file *f, char kind,
 		     const char *name)
 {
-	const char **v = arena_alloc(&s->arena, (size_t)(f->nnames + 1) *
-				     sizeof(*v));
+	size_t len = strlen(name);
+	char *n = arena_alloc(&s->arena, len + 2);
 
-	if (f->nnames)
-		memcpy(v, f->names, (size_t)f->nnames * sizeof(*v));
-	v[f->nnames++] = arena_printf(&s->arena, "%c%s", kind, name);
-	f->names = v;
+	if (f->nnames == f->capnames) {
+		int cap = f->capnames ? f->capnames * 2 : 8;
+		const char **v = arena_alloc(&s->arena,
+					     (size_t)cap * sizeof(*v));
+
+		if (f->nnames)
+			memcpy(v, f->names, (size_t)f->nnames * sizeof(*v));
+		f->names = v;
+		f->capnames = cap;
+	}
+	n[0] = kind;
+	memcpy(n + 1, name, len + 1);
+	f->names[f->nnames++] = n;
 }
 
 /* Parse f; false (with a warning) when it has errors: left out. */
@@ -175,7 +184,7 @@ static void index_file(struct session *s, struct tapset_index *idx,
 	same = cached && f->id && strcmp(cached->id, f->id) == 0;
 	if (same && !cached->eager) {
 		f->names = cached->names;
-		f->nnames = cached->nnames;
+		f->nnames = f->capnames = cached->nnames;
 		add_file(s, idx, f, true);
 		index_names(s, idx, f);
 		return;
