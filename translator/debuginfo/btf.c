@@ -932,12 +932,13 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 				bool addr, const struct loc *l)
 {
 	struct btf *btf = site_btf(r->s, r->site);
-	struct bbuild *b;
+	struct bbuild bb, *b = &bb;	/* on the stack: 2 KB a malloc was
+					 * a heap consolidation each */
 	bool ok = true;
 
 	if (!btf)
 		return NULL;
-	b = xcalloc(1, sizeof(*b));
+	memset(b, 0, sizeof(*b));
 	b->type = type;
 	b->cast_base = r->cast_base;
 	for (; ok && chain; chain = chain->next) {
@@ -955,7 +956,6 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 		a->steps = steps;
 		a->nsteps = b->n;
 	}
-	free(b);
 	return ok ? a : NULL;
 }
 

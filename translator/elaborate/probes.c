@@ -33,16 +33,9 @@ struct part {
 
 const char *pp_text(struct session *s, const struct probe_point *pp)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	const char *out;
+	char *buf = probe_point_name_text(pp);
+	const char *out = arena_strdup(&s->arena, buf);
 
-	if (!f)
-		return "?";
-	print_probe_point_name(f, pp);
-	fclose(f);
-	out = arena_strdup(&s->arena, buf);
 	free(buf);
 	return out;
 }
