@@ -496,6 +496,67 @@ static int site_cmp(const void *a, const void *b)
 	return strcmp(x->tracepoint, y->tracepoint);
 }
 
+/* The ids of the tracepoints' iterators (__traceiter_NAME) among the
+ * types of btf from id first on, ascending, ending in 0. A walk of every
+ * type (95,000 of the kernel's) each session, so the list is kept in the
+ * trace systems cache (tpsys.c, keyed on the BTF's file) as the map
+ * "iters" (a module's: "iters:MODULE"), one entry: "ids" -> the ids. */
+struct ids {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void push_id(struct ids *l, uint32_t id)
+{
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = id;
+	l->v[l->n] = 0;
+}
+
+static uint32_t *iterator_ids(struct session *s, struct btf *btf,
+			      uint32_t first, const char *module)
+{
+	struct strmap *m = ANEW(&s->arena, struct strmap);
+	const char *text, *name = module ? arena_printf(&s->arena, "iters:%s",
+							module) : "iters";
+	struct ids l = { NULL, 0, 0 };
+	char *buf = NULL, *end;
+	size_t len = 0;
+	FILE *f;
+
+	push_id(&l, 0);		/* the end, when there are none */
+	l.n = 0;
+	if (dwarf_tpsys_load(s, name, m) && (text = strmap_get(m, "ids"))) {
+		unsigned long id;
+
+		while ((id = strtoul(text, &end, 10)), end != text) {
+			push_id(&l, (uint32_t)id);
+			text = end;
+		}
+		return l.v;
+	}
+	f = open_memstream(&buf, &len);
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t) ||
+		    strncmp(tname(btf, t), "__traceiter_", 12) != 0)
+			continue;
+		push_id(&l, id);
+		if (f)
+			fprintf(f, "%s%u", l.n > 1 ? " " : "", id);
+	}
+	if (f) {
+		fclose(f);
+		strmap_add(&s->arena, m, "ids", arena_strdup(&s->arena, buf));
+		free(buf);
+	}
+	return l.v;
+}
+
 /* The tracepoints like glob among the types of btf from id first on:
  * those of module (NULL: the kernel), whose system is sys (NULL: their
  * events' in events, NULL: the kernel's, else their headers'). */
@@ -506,18 +567,21 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 {
 	struct btf_ctx *b = ctx(s);
 	struct dwarf_site **v = NULL;
+	uint32_t *ids = iterator_ids(s, btf, first, module);
 	int n = 0;
 
-	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+	for (uint32_t *idp = ids; *idp; idp++) {
+		uint32_t id = *idp;
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const struct btf_type *fp;
 		const struct btf_param *p;
-		const char *name = tname(btf, t);
+		const char *name = t ? tname(btf, t) : "";
 		struct dwarf_site *site;
 		struct trace_arg *args;
 		int slot = 0, k;
 
-		if (!btf_is_func(t) || strncmp(name, "__traceiter_", 12) != 0 ||
+		if (!t || !btf_is_func(t) ||
+		    strncmp(name, "__traceiter_", 12) != 0 ||
 		    fnmatch(glob, name + 12, 0) != 0)
 			continue;
 		fp = btf__type_by_id(btf, t->type);
@@ -562,6 +626,7 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 		v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
 		v[n++] = site;
 	}
+	free(ids);
 	if (n)
 		qsort(v, (size_t)n, sizeof(*v), site_cmp);
 	*out = arena_alloc(&s->arena, (size_t)(n + 1) * sizeof(**out));

@@ -10,6 +10,9 @@
  * mtime) of the files they come from: the kernel's BTF and debuginfo
  * vmlinux, modules.dep and the modules' folder (depmod rewrites the one,
  * a package the other), the source tree and each of its trace headers.
+ * btf.c keeps there too the ids of the tracepoints' iterators among the
+ * BTF's types (the kernel's and each module's), which took a walk of
+ * every type to find.
  * The file holds named maps, each a line "@NAME" then a line an entry,
  * KEY<tab>VALUE. A map the file lacks is read as before, on first need,
  * and the file is written anew when the session ends (dwarf_free()).
