@@ -13,7 +13,8 @@
  * (functions, globals, the first components of its aliases). KEY hashes
  * what parsing a file can depend on besides the file: tapir itself, the
  * target kernel (release, arch, .config: the preprocessor's conditions),
- * the library macros (.stpm), -g, -w/-W and the script's arguments. A
+ * the library macros (.stpm), -g and -w/-W (a file that mentions the
+ * script's arguments is parsed every time). A
  * file the cache names as it is now is parsed only when a name it
  * defines is needed: a function or global of it is called for, a probe
  * point has the first component of one of its aliases (a wildcard there
@@ -99,6 +100,14 @@ static void add_name(struct session *s, struct tapset_file *f, char kind,
 	f->names[f->nnames++] = n;
 }
 
+static bool mentions_arguments(const char *text)
+{
+	for (const char *p = text; (p = strpbrk(p, "$@")); p++)
+		if ((p[1] >= '0' && p[1] <= '9') || p[1] == '#')
+			return true;
+	return false;
+}
+
 /* Parse f; false (with a warning) when it has errors: left out. */
 static bool parse_file(struct session *s, struct tapset_file *f)
 {
@@ -109,7 +118,9 @@ static bool parse_file(struct session *s, struct tapset_file *f)
 	if (!src)
 		return false;
 	sc = parse_source(s, src);
-	if (s->warnings > warnings)
+	/* what it said, or what the script's arguments make of it
+	 * ($1, @2, $#: maybe in a comment), is not in the cache */
+	if (s->warnings > warnings || mentions_arguments(src->text))
 		f->eager = true;
 	/* As stap: a library file that does not parse is left out with a
 	 * warning, unless -W makes that an error. */
@@ -306,19 +317,26 @@ static void hash_macros(struct session *s, struct sha256 *h, const char *root)
 			".stpm");
 }
 
-static char *cache_path(struct session *s)
+/* The cache's file, named by the hash of what picks a library and how
+ * it reads (the paths, the target kernel, the flags), one a setting so
+ * that they do not thrash; key: the hash of what changes with a build of
+ * tapir or an edit of the macros, kept inside (a file of another key is
+ * written anew). Script arguments are in neither: a file that mentions
+ * them is parsed every time (parse_file()). */
+static char *cache_path(struct session *s, char key[SHA256_HEX_SIZE])
 {
 	struct kconfig *k = kconfig_get(s);
 	char hex[SHA256_HEX_SIZE], exe[4096], *dir, *p;
-	struct sha256 h;
+	struct sha256 h, kh;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (n <= 0)
 		return NULL;	/* tapir itself unknown: no cache */
 	exe[n] = '\0';
 	sha256_init(&h);
+	sha256_init(&kh);
 	hash_setting(&h, "format", INDEX_MAGIC);
-	kf_hash_file_id(&h, exe);
+	kf_hash_file_id(&kh, exe);
 	hash_setting(&h, "release", k->release);
 	hash_setting(&h, "version", k->version);
 	hash_setting(&h, "arch", k->arch);
@@ -326,26 +344,28 @@ static char *cache_path(struct session *s)
 	hash_setting(&h, "flags", arena_printf(&s->arena, "%d %d %d",
 					       s->guru, s->no_warnings,
 					       s->warnings_fatal));
-	for (int i = 0; i < s->nargs; i++)
-		hash_setting(&h, "arg", s->args[i]);
 	hash_setting(&h, "root", session_tapset_dir(s));
-	hash_macros(s, &h, session_tapset_dir(s));
+	hash_macros(s, &kh, session_tapset_dir(s));
 	for (int i = 0; i < s->ninclude; i++) {
 		hash_setting(&h, "root", s->include_dirs[i]);
-		hash_macros(s, &h, s->include_dirs[i]);
+		hash_macros(s, &kh, s->include_dirs[i]);
 	}
 	sha256_final_hex(&h, hex);
+	sha256_final_hex(&kh, key);
 	dir = tapir_cache_dir();
 	p = xasprintf("%s/tapsets/index-%.32s.list", dir, hex);
 	free(dir);
 	return p;
 }
 
-/* The cache: a line "P<tab>PATH<tab>ID<tab>lazy|eager" a file, then a
- * line a name it defines (its kind letter first). */
+/* The cache: a line "K<tab>KEY", then a line "P<tab>PATH<tab>ID<tab>
+ * lazy|eager" a file, each followed by a line a name it defines (its kind
+ * letter first). */
 struct reading {
 	struct session *s;
 	struct tapset_index *idx;
+	const char *key;
+	bool valid;			/* the file's key is key */
 	struct tapset_file *cur;	/* the file being read */
 };
 
@@ -355,7 +375,11 @@ static void read_line(void *arg, char *line)
 	struct session *s = r->s;
 	char *p2, *p3;
 
-	if (line[0] == 'P' && line[1] == '\t' &&
+	if (line[0] == 'K' && line[1] == '\t') {
+		r->valid = strcmp(line + 2, r->key) == 0;
+	} else if (!r->valid) {
+		return;
+	} else if (line[0] == 'P' && line[1] == '\t' &&
 	    (p2 = strchr(line + 2, '\t')) && (p3 = strchr(p2 + 1, '\t'))) {
 		*p2++ = '\0';
 		*p3++ = '\0';
@@ -370,7 +394,7 @@ static void read_line(void *arg, char *line)
 }
 
 static void write_cache(struct session *s, struct tapset_index *idx,
-			const char *path)
+			const char *path, const char *key)
 {
 	char *buf = NULL, *dir, *slash;
 	size_t len = 0;
@@ -378,7 +402,7 @@ static void write_cache(struct session *s, struct tapset_index *idx,
 
 	if (!path || !(m = open_memstream(&buf, &len)))
 		return;
-	fputs(INDEX_MAGIC "\n", m);
+	fprintf(m, INDEX_MAGIC "\nK\t%s\n", key);
 	for (int i = 0; i < idx->nfiles; i++) {
 		const struct tapset_file *f = idx->order[i];
 
@@ -405,15 +429,16 @@ static void write_cache(struct session *s, struct tapset_index *idx,
 struct tapset_index *tapset_index_build(struct session *s)
 {
 	struct tapset_index *idx = ANEW(&s->arena, struct tapset_index);
-	char *cache = cache_path(s);
-	struct reading r = { s, idx, NULL };
+	char key[SHA256_HEX_SIZE] = "";
+	char *cache = cache_path(s, key);
+	struct reading r = { s, idx, key, false, NULL };
 
 	kf_read_lines(cache, INDEX_MAGIC, read_line, &r);
 	index_tree(s, idx, session_tapset_dir(s), 0);
 	for (int i = 0; i < s->ninclude; i++)
 		index_tree(s, idx, s->include_dirs[i], 0);
 	if (idx->dirty || idx->cached.count != (size_t)idx->nfiles)
-		write_cache(s, idx, cache);
+		write_cache(s, idx, cache, key);
 	free(cache);
 	return idx;
 }
