@@ -261,29 +261,45 @@ static void print_ops(FILE *out, const struct dwarf_loc *l)
 
 /* A location without pieces: a register, a constant, an address or a
  * value. */
-static void print_loc(FILE *f, const struct dwarf_loc *l)
+/* A location's text (malloc'd); through a FILE only for DWARF
+ * operations: a memstream for each of $$parms' thousands of accesses
+ * cost more than the rest of printing them. */
+static char *loc_text(const struct dwarf_loc *l)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
 	switch (l->kind) {
 	case DWARF_LOC_REG:
-		fprintf(f, "@kregister(%d)", l->reg);
-		break;
+		return xasprintf("@kregister(%d)", l->reg);
 	case DWARF_LOC_CONST:
-		fprintf(f, "%lld", (long long)l->value);
-		break;
+		return xasprintf("%lld", (long long)l->value);
 	case DWARF_LOC_PIECES:
-		fputs("<pieces>", f);
-		break;
+		return xasprintf("<pieces>");
 	default:
 		if (l->simple && l->reg >= 0 && l->offset)
-			fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
-				(long long)l->offset);
-		else if (l->simple && l->reg >= 0)
-			fprintf(f, "@kregister(%d)", l->reg);
-		else if (l->simple)
-			fprintf(f, "%#llx", (unsigned long long)l->offset);
-		else
-			print_ops(f, l);
+			return xasprintf("(@kregister(%d)) + (%lld)", l->reg,
+					 (long long)l->offset);
+		if (l->simple && l->reg >= 0)
+			return xasprintf("@kregister(%d)", l->reg);
+		if (l->simple)
+			return xasprintf("%#llx", (unsigned long long)l->offset);
 	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		out_of_memory();
+	print_ops(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void print_loc(FILE *f, const struct dwarf_loc *l)
+{
+	char *t = loc_text(l);
+
+	fputs(t, f);
+	free(t);
 }
 
 /* A read from a composite: @kpieces(SIZE, OFFSET, [PIECE:BYTES, ...]),
@@ -320,51 +336,48 @@ static void print_access(FILE *out, const struct dwarf_access *a)
 	const struct dwarf_loc *l = &a->base;
 
 	/* build the expression text step by step in buf */
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return;
-	if (a->cast) {
-		print_expr(f, a->cast);
-		object = true;
-	} else {
-		if (l->kind == DWARF_LOC_PIECES)
-			print_pieces(f, l);
+	if (a->cast || l->kind == DWARF_LOC_PIECES) {
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return;
+		if (a->cast)
+			print_expr(f, a->cast);
 		else
-			print_loc(f, l);
-		object = l->kind == DWARF_LOC_MEM;
+			print_pieces(f, l);
+		fclose(f);
+	} else {
+		buf = loc_text(l);
 	}
-	fclose(f);
+	object = a->cast || l->kind == DWARF_LOC_MEM;
 	for (int i = 0; i < a->nsteps; i++) {
 		const struct dwarf_step *st = &a->steps[i];
 
-		f = open_memstream(&tmp, &tlen);
-		if (!f)
-			break;
+		tmp = NULL;
 		switch (st->kind) {
 		case DWARF_STEP_DEREF:
 			if (object)
-				fprintf(f, "@kderef(8, %s)", buf);
-			else
-				fputs(buf, f);
+				tmp = xasprintf("@kderef(8, %s)", buf);
 			object = true;
 			break;
 		case DWARF_STEP_OFFSET:
 			if (st->offset)
-				fprintf(f, "(%s) + (%lld)", buf,
-					(long long)st->offset);
-			else
-				fputs(buf, f);
+				tmp = xasprintf("(%s) + (%lld)", buf,
+						(long long)st->offset);
 			break;
 		case DWARF_STEP_INDEX:
+			f = open_memstream(&tmp, &tlen);
+			if (!f)
+				break;
 			fprintf(f, "(%s) + ((", buf);
 			print_expr(f, st->index);
 			fprintf(f, ") * (%llu))", (unsigned long long)st->stride);
+			fclose(f);
 			break;
 		}
-		fclose(f);
-		free(buf);
-		buf = tmp;
-		tmp = NULL;
+		if (tmp) {
+			free(buf);
+			buf = tmp;
+		}
 	}
 	switch (a->result) {
 	case DWARF_RES_ADDRESS:
