@@ -445,62 +445,66 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 	free(buf);
 }
 
-static void dump_expr(FILE *out, const struct expr *x);
+/* The target variables' lines, under a heading printed before the first,
+ * straight to the output (not through a memstream a probe: 2500 of them
+ * for -p2 of kernel.trace("*")). */
+struct tdump {
+	FILE *out;
+	bool headed;
+};
 
-static void dump_list(FILE *out, const struct expr *x)
+static void dump_expr(struct tdump *d, const struct expr *x);
+
+static void dump_list(struct tdump *d, const struct expr *x)
 {
 	for (; x; x = x->next)
-		dump_expr(out, x);
+		dump_expr(d, x);
 }
 
-static void dump_expr(FILE *out, const struct expr *x)
+static void dump_expr(struct tdump *d, const struct expr *x)
 {
 	if (!x)
 		return;
 	if ((x->kind == E_TARGET || x->kind == E_CAST || x->kind == E_ATVAR ||
 	     x->kind == E_AUTOCAST) && x->ref) {
 		const struct dwarf_access *a = x->ref;
+		FILE *out = d->out;
 
+		if (!d->headed)
+			fputs("  # target variables\n", out);
+		d->headed = true;
 		fprintf(out, "  %s:%s = ", a->text, a->type ? a->type : "?");
 		dwarf_print_access(out, a);
 		if (a->at_entry)
 			fputs("  /* at entry */", out);
 		fputc('\n', out);
 	}
-	dump_expr(out, x->a);
-	dump_expr(out, x->b);
-	dump_expr(out, x->c);
-	dump_list(out, x->args);
+	dump_expr(d, x->a);
+	dump_expr(d, x->b);
+	dump_expr(d, x->c);
+	dump_list(d, x->args);
 	for (const struct chain *c = x->chain; c; c = c->next)
-		dump_expr(out, c->index);
+		dump_expr(d, c->index);
 }
 
-static void dump_stmts(FILE *out, const struct stmt *st)
+static void dump_stmts(struct tdump *d, const struct stmt *st)
 {
 	for (; st; st = st->next) {
-		dump_expr(out, st->init);
-		dump_expr(out, st->e);
-		dump_expr(out, st->incr);
+		dump_expr(d, st->init);
+		dump_expr(d, st->e);
+		dump_expr(d, st->incr);
 		if (st->fe) {
-			dump_expr(out, st->fe->array);
-			dump_expr(out, st->fe->limit);
+			dump_expr(d, st->fe->array);
+			dump_expr(d, st->fe->limit);
 		}
-		dump_stmts(out, st->body);
-		dump_stmts(out, st->else_body);
+		dump_stmts(d, st->body);
+		dump_stmts(d, st->else_body);
 	}
 }
 
 void dwarf_dump_targets(FILE *out, const struct dprobe *p)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct tdump d = { out, false };
 
-	if (!f)
-		return;
-	dump_stmts(f, p->body);
-	fclose(f);
-	if (len)
-		fprintf(out, "  # target variables\n%s", buf);
-	free(buf);
+	dump_stmts(&d, p->body);
 }
