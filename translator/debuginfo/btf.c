@@ -129,18 +129,12 @@ static void vmlinux_events(struct session *s, struct btf_ctx *b)
  * the cost of the rest (8 ms, now 2.5). NULL when it has none, or a
  * compressed one: then btf__parse() tries. (A module's split BTF still
  * goes through btf__parse_split(): libbpf 1.1 has no btf__new_split().) */
-static struct btf *mapped_btf(const char *path)
+static bool elf_btf(Elf *elf, void *arg)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct btf *b = NULL;
+	struct btf **b = arg;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	Elf *elf;
 
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	while (elf && elf_getshdrstrndx(elf, &shstrndx) == 0 &&
 	       (scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -154,14 +148,19 @@ static struct btf *mapped_btf(const char *path)
 		d = (sh.sh_flags & SHF_COMPRESSED) ? NULL :
 		    elf_rawdata(scn, NULL);
 		if (d && d->d_buf && d->d_size)
-			b = btf__new(d->d_buf, d->d_size);
-		if (b && libbpf_get_error(b))
-			b = NULL;
+			*b = btf__new(d->d_buf, d->d_size);
+		if (*b && libbpf_get_error(*b))
+			*b = NULL;
 		break;
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	return *b != NULL;
+}
+
+static struct btf *mapped_btf(const char *path)
+{
+	struct btf *b = NULL;
+
+	dwarf_with_elf(path, elf_btf, &b);
 	return b;
 }
 

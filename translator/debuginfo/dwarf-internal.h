@@ -132,6 +132,10 @@ struct sha256;
  * folder). */
 void dwarf_hash_modules(struct session *s, struct sha256 *h,
 			const char *format);
+/* fn on the ELF file at path, read through a mapping (elf NULL when it
+ * is not one); false when the file cannot be opened. */
+bool dwarf_with_elf(const char *path, bool (*fn)(Elf *elf, void *arg),
+		    void *arg);
 /* CACHE/dwarf/NAME-HASH.EXT, HASH that of h (finished), malloc'd. */
 char *dwarf_cache_file(struct sha256 *h, const char *name, const char *ext);
 /* Write a file of the cache (its folders made); a failure only costs

@@ -388,22 +388,41 @@ static bool elf_defines_tracepoints(Elf *elf, char ***iters,
 	return found;
 }
 
-static bool defines_tracepoints(const char *path, char ***iters,
-				char ***systems)
+bool dwarf_with_elf(const char *path, bool (*fn)(Elf *elf, void *arg),
+		    void *arg)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool found;
+	bool r;
 	Elf *elf;
 
 	if (fd < 0)
 		return false;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	found = elf_defines_tracepoints(elf, iters, systems);
+	r = fn(elf, arg);
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return found;
+	return r;
+}
+
+struct tp_lists {
+	char ***iters, ***systems;
+};
+
+static bool elf_tp_lists(Elf *elf, void *arg)
+{
+	struct tp_lists *l = arg;
+
+	return elf_defines_tracepoints(elf, l->iters, l->systems);
+}
+
+static bool defines_tracepoints(const char *path, char ***iters,
+				char ***systems)
+{
+	struct tp_lists l = { iters, systems };
+
+	return dwarf_with_elf(path, elf_tp_lists, &l);
 }
 
 /* The same of a module decompressed in memory (kmod_file()'s want). */
