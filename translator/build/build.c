@@ -560,9 +560,11 @@ int build_clean_cache(const char *cache_dir, FILE *err)
 {
 	char *dir = cache_dir ? xstrdup(cache_dir) : tapir_cache_dir(), *stamp;
 	/* the build's entries, and pass 2's: the decompressed modules
-	 * (debuginfo/kmod.c) and the function indexes (debuginfo/dwarf.c) */
+	 * (debuginfo/kmod.c), the function indexes and trace systems
+	 * (debuginfo/dwarf.c, tpsys.c) and the tapset library's index
+	 * (elaborate/tapset.c) */
 	const char *sub[] = { "modules", "features", "objects", "kmod",
-			      "dwarf" };
+			      "dwarf", "tapsets" };
 	int r = 0;
 	size_t i;
 

@@ -18,6 +18,7 @@
 
 #include "kfeature.h"
 #include "sha256.h"
+#include "sha256.h"
 
 #define KFEATURE_VERSION "tapir-features 1"
 #define CC_MARK "TAPIR_CC="
@@ -962,4 +963,72 @@ bool kfeature_have(const struct kfeatures *f, const char *macro)
 
 	free(pat);
 	return yes;
+}
+
+void kf_hash_file_id(struct sha256 *h, const char *path)
+{
+	struct stat st;
+	int64_t id[4] = { 0, 0, 0, 0 };
+
+	if (stat(path, &st) == 0) {
+		id[0] = (int64_t)st.st_ino;
+		id[1] = (int64_t)st.st_size;
+		id[2] = (int64_t)st.st_mtim.tv_sec;
+		id[3] = (int64_t)st.st_mtim.tv_nsec;
+	}
+	sha256_field_str(h, "path", path);
+	sha256_field(h, "id", id, sizeof(id));
+}
+
+static const char *dir_suffix;
+
+static int suffix_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name), k = strlen(dir_suffix);
+
+	return n > k && strcmp(d->d_name + n - k, dir_suffix) == 0;
+}
+
+void kf_hash_dir_ids(struct sha256 *h, const char *dir, const char *suffix)
+{
+	struct dirent **names;
+	int n;
+
+	kf_hash_file_id(h, dir);
+	dir_suffix = suffix;
+	n = scandir(dir, &names, suffix_filter, alphasort);
+	for (int i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]->d_name);
+
+		kf_hash_file_id(h, p);
+		free(p);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+bool kf_read_lines(const char *path, const char *magic,
+		   void (*fn)(void *arg, char *line), void *arg)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	bool ok;
+
+	if (!f)
+		return false;
+	len = getline(&line, &cap, f);
+	ok = len > 0 && line[len - 1] == '\n' &&
+	     strlen(magic) == (size_t)len - 1 &&
+	     strncmp(line, magic, (size_t)len - 1) == 0;
+	while (ok && (len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		fn(arg, line);
+	}
+	free(line);
+	fclose(f);
+	return ok;
 }

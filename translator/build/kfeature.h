@@ -100,6 +100,18 @@ char *kf_read_file(const char *path, size_t *len);
 /* Write a file through a temporary name and rename(); -1 with errno. */
 int kf_write_file(const char *path, const void *data, size_t len);
 int kf_copy_file(const char *from, const char *to);
+struct sha256;
+/* Hash path and its identity (inode, size, mtime; zeros if absent):
+ * what a cache key names a file it was made from by. */
+void kf_hash_file_id(struct sha256 *h, const char *path);
+/* ... the same for each file of dir whose name ends in suffix, in name
+ * order (dir's own first: a file added or removed changes it). */
+void kf_hash_dir_ids(struct sha256 *h, const char *dir, const char *suffix);
+/* Each line (its newline cut) of the cache file at path after its
+ * first, which must be magic: fn(arg, line), line writable. False when
+ * the file is not there or is not of that format. */
+bool kf_read_lines(const char *path, const char *magic,
+		   void (*fn)(void *arg, char *line), void *arg);
 /* mkdir -p; -1 with errno. */
 int kf_mkdirs(const char *path);
 /* rm -rf; -1 if something stayed. */

@@ -19,6 +19,8 @@ struct chain;
 
 /* The kernel's BTF was found (see btf.c for where it is looked for). */
 bool btf_available(struct session *s);
+/* The file the kernel's BTF came from, or NULL. */
+const char *btf_kernel_path(struct session *s);
 void btf_free(struct session *s);
 
 /* Tracepoints whose name matches glob: one site each, sorted by name,

@@ -104,6 +104,8 @@ static void vmlinux_events(struct session *s, struct btf_ctx *b)
 	if (b->events_loaded)
 		return;
 	b->events_loaded = true;
+	if (dwarf_tpsys_load(s, "events", &b->events))
+		return;
 	elf = dwarf_kernel_elf(s);
 	if (elf) {
 		elf_events(s, b, elf);
@@ -119,6 +121,59 @@ static void vmlinux_events(struct session *s, struct btf_ctx *b)
 		elf_end(elf);
 	}
 	close(fd);
+}
+
+/* The .BTF section of the ELF file at path, read in place through
+ * libelf's mapping of the file: libbpf's btf__parse() reads the section
+ * into memory first, and for the 4 MB of a vmlinux's that was three times
+ * the cost of the rest (8 ms, now 2.5). NULL when it has none, or a
+ * compressed one: then btf__parse() tries. (A module's split BTF still
+ * goes through btf__parse_split(): libbpf 1.1 has no btf__new_split().) */
+static bool elf_btf(Elf *elf, void *arg)
+{
+	struct btf **b = arg;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	while (elf && elf_getshdrstrndx(elf, &shstrndx) == 0 &&
+	       (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".BTF") != 0)
+			continue;
+		d = (sh.sh_flags & SHF_COMPRESSED) ? NULL :
+		    elf_rawdata(scn, NULL);
+		if (d && d->d_buf && d->d_size)
+			*b = btf__new(d->d_buf, d->d_size);
+		if (*b && libbpf_get_error(*b))
+			*b = NULL;
+		break;
+	}
+	return *b != NULL;
+}
+
+static struct btf *mapped_btf(const char *path)
+{
+	struct btf *b = NULL;
+
+	dwarf_with_elf(path, elf_btf, &b);
+	return b;
+}
+
+static struct btf *parse_btf(const char *path)
+{
+	struct btf *t = strncmp(path, "/sys/", 5) == 0 ? NULL :
+			mapped_btf(path);
+
+	if (!t)
+		t = btf__parse(path, NULL);
+	if (t && libbpf_get_error(t))
+		t = NULL;
+	return t;
 }
 
 static struct btf *kernel_btf(struct session *s)
@@ -139,9 +194,9 @@ static struct btf *kernel_btf(struct session *s)
 		tries[n++] = xstrdup("/sys/kernel/btf/vmlinux");
 	for (int i = 0; i < n; i++) {
 		if (!b->btf && access(tries[i], R_OK) == 0) {
-			struct btf *t = btf__parse(tries[i], NULL);
+			struct btf *t = parse_btf(tries[i]);
 
-			if (t && !libbpf_get_error(t)) {
+			if (t) {
 				b->btf = t;
 				b->path = arena_strdup(&s->arena, tries[i]);
 			}
@@ -162,6 +217,11 @@ static struct btf *site_btf(struct session *s, const struct dwarf_site *site)
 bool btf_available(struct session *s)
 {
 	return kernel_btf(s) != NULL;
+}
+
+const char *btf_kernel_path(struct session *s)
+{
+	return kernel_btf(s) ? ctx(s)->path : NULL;
 }
 
 void btf_free(struct session *s)
@@ -435,6 +495,67 @@ static int site_cmp(const void *a, const void *b)
 	return strcmp(x->tracepoint, y->tracepoint);
 }
 
+/* The ids of the tracepoints' iterators (__traceiter_NAME) among the
+ * types of btf from id first on, ascending, ending in 0. A walk of every
+ * type (95,000 of the kernel's) each session, so the list is kept in the
+ * trace systems cache (tpsys.c, keyed on the BTF's file) as the map
+ * "iters" (a module's: "iters:MODULE"), one entry: "ids" -> the ids. */
+struct ids {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void push_id(struct ids *l, uint32_t id)
+{
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = id;
+	l->v[l->n] = 0;
+}
+
+static uint32_t *iterator_ids(struct session *s, struct btf *btf,
+			      uint32_t first, const char *module)
+{
+	struct strmap *m = ANEW(&s->arena, struct strmap);
+	const char *text, *name = module ? arena_printf(&s->arena, "iters:%s",
+							module) : "iters";
+	struct ids l = { NULL, 0, 0 };
+	char *buf = NULL, *end;
+	size_t len = 0;
+	FILE *f;
+
+	push_id(&l, 0);		/* the end, when there are none */
+	l.n = 0;
+	if (dwarf_tpsys_load(s, name, m) && (text = strmap_get(m, "ids"))) {
+		unsigned long id;
+
+		while ((id = strtoul(text, &end, 10)), end != text) {
+			push_id(&l, (uint32_t)id);
+			text = end;
+		}
+		return l.v;
+	}
+	f = open_memstream(&buf, &len);
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t) ||
+		    strncmp(tname(btf, t), "__traceiter_", 12) != 0)
+			continue;
+		push_id(&l, id);
+		if (f)
+			fprintf(f, "%s%u", l.n > 1 ? " " : "", id);
+	}
+	if (f) {
+		fclose(f);
+		strmap_add(&s->arena, m, "ids", arena_strdup(&s->arena, buf));
+		free(buf);
+	}
+	return l.v;
+}
+
 /* The tracepoints like glob among the types of btf from id first on:
  * those of module (NULL: the kernel), whose system is sys (NULL: their
  * events' in events, NULL: the kernel's, else their headers'). */
@@ -445,18 +566,21 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 {
 	struct btf_ctx *b = ctx(s);
 	struct dwarf_site **v = NULL;
+	uint32_t *ids = iterator_ids(s, btf, first, module);
 	int n = 0;
 
-	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+	for (uint32_t *idp = ids; *idp; idp++) {
+		uint32_t id = *idp;
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const struct btf_type *fp;
 		const struct btf_param *p;
-		const char *name = tname(btf, t);
+		const char *name = t ? tname(btf, t) : "";
 		struct dwarf_site *site;
 		struct trace_arg *args;
 		int slot = 0, k;
 
-		if (!btf_is_func(t) || strncmp(name, "__traceiter_", 12) != 0 ||
+		if (!t || !btf_is_func(t) ||
+		    strncmp(name, "__traceiter_", 12) != 0 ||
 		    fnmatch(glob, name + 12, 0) != 0)
 			continue;
 		fp = btf__type_by_id(btf, t->type);
@@ -501,6 +625,7 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 		v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
 		v[n++] = site;
 	}
+	free(ids);
 	if (n)
 		qsort(v, (size_t)n, sizeof(*v), site_cmp);
 	*out = arena_alloc(&s->arena, (size_t)(n + 1) * sizeof(**out));
@@ -559,11 +684,13 @@ static const struct strmap *module_events(struct session *s,
 	if (m)
 		return m;
 	m = ANEW(&s->arena, struct strmap);
-	dwarf_ko_event_systems(s, path,
-			       member_offset(b->btf, "trace_event_call",
-					     "class", 16),
-			       member_offset(b->btf, "trace_event_class",
-					     "system", 0), m);
+	if (!dwarf_tpsys_load(s, arena_printf(&s->arena, "ko:%s", module), m))
+		dwarf_ko_event_systems(s, path,
+				       member_offset(b->btf, "trace_event_call",
+						     "class", 16),
+				       member_offset(b->btf,
+						     "trace_event_class",
+						     "system", 0), m);
 	strmap_add(&s->arena, &b->mod_events, arena_strdup(&s->arena, module),
 		   m);
 	return m;
@@ -869,12 +996,13 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 				bool addr, const struct loc *l)
 {
 	struct btf *btf = site_btf(r->s, r->site);
-	struct bbuild *b;
+	struct bbuild bb, *b = &bb;	/* on the stack: 2 KB a malloc was
+					 * a heap consolidation each */
 	bool ok = true;
 
 	if (!btf)
 		return NULL;
-	b = xcalloc(1, sizeof(*b));
+	memset(b, 0, sizeof(*b));
 	b->type = type;
 	b->cast_base = r->cast_base;
 	for (; ok && chain; chain = chain->next) {
@@ -892,7 +1020,6 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 		a->steps = steps;
 		a->nsteps = b->n;
 	}
-	free(b);
 	return ok ? a : NULL;
 }
 

@@ -107,6 +107,8 @@ struct dwarf_ctx {
 	size_t nbtf_mods;			/* their tracepoints) */
 	bool btf_mods_listed;
 	struct strmap tp_mod_systems;	/* module -> its one system, or "" */
+	bool tp_mod_systems_loaded;	/* ... from the cache (tpsys.c) */
+	struct tpsys *tpsys;		/* tpsys.c */
 };
 
 struct dwarf_ctx *dwarf_ctx(struct session *s);
@@ -124,7 +126,34 @@ bool kmod_compressed(const char *name);
 char *kmod_file(const char *path, bool (*want)(void *image, size_t size));
 
 /* dwarf.c */
+struct sha256;
+/* Hash the format's name, the release and the identities of its
+ * installed modules (modules.dep, which depmod rewrites, and their
+ * folder). */
+void dwarf_hash_modules(struct session *s, struct sha256 *h,
+			const char *format);
+/* fn on the ELF file at path, read through a mapping (elf NULL when it
+ * is not one); false when the file cannot be opened. */
+bool dwarf_with_elf(const char *path, bool (*fn)(Elf *elf, void *arg),
+		    void *arg);
+/* CACHE/dwarf/NAME-HASH.EXT, HASH that of h (finished), malloc'd. */
+char *dwarf_cache_file(struct sha256 *h, const char *name, const char *ext);
+/* Write a file of the cache (its folders made); a failure only costs
+ * time (said with -v). */
+void dwarf_cache_write(struct session *s, const char *path, const void *buf,
+		       size_t len);
 const struct fsym *dwarf_symbol_at(struct dwarf_unit *u, uint64_t addr);
+/* dwarf-trace.c: the kernel's source tree (its trace headers), or NULL */
+const char *dwarf_source_tree(struct session *s);
+/* tpsys.c: the trace systems cache. Fill into with the cached map NAME
+ * (true), else leave it to the caller to fill (false); either way into
+ * is what is written back when the session ends. */
+bool dwarf_tpsys_load(struct session *s, const char *name,
+		      struct strmap *into);
+/* A map given to dwarf_tpsys_load() has grown: write it back. */
+void dwarf_tpsys_changed(struct session *s);
+/* Write the cache if it changed, and free it (dwarf_free()). */
+void dwarf_tpsys_save(struct session *s);
 /* dwarf-trace.c: tracepoint -> its event's system, from a vmlinux's
  * __event_NAME symbols (offsets of trace_event_call.class and
  * trace_event_class.system) */

@@ -261,29 +261,45 @@ static void print_ops(FILE *out, const struct dwarf_loc *l)
 
 /* A location without pieces: a register, a constant, an address or a
  * value. */
-static void print_loc(FILE *f, const struct dwarf_loc *l)
+/* A location's text (malloc'd); through a FILE only for DWARF
+ * operations: a memstream for each of $$parms' thousands of accesses
+ * cost more than the rest of printing them. */
+static char *loc_text(const struct dwarf_loc *l)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
 	switch (l->kind) {
 	case DWARF_LOC_REG:
-		fprintf(f, "@kregister(%d)", l->reg);
-		break;
+		return xasprintf("@kregister(%d)", l->reg);
 	case DWARF_LOC_CONST:
-		fprintf(f, "%lld", (long long)l->value);
-		break;
+		return xasprintf("%lld", (long long)l->value);
 	case DWARF_LOC_PIECES:
-		fputs("<pieces>", f);
-		break;
+		return xasprintf("<pieces>");
 	default:
 		if (l->simple && l->reg >= 0 && l->offset)
-			fprintf(f, "(@kregister(%d)) + (%lld)", l->reg,
-				(long long)l->offset);
-		else if (l->simple && l->reg >= 0)
-			fprintf(f, "@kregister(%d)", l->reg);
-		else if (l->simple)
-			fprintf(f, "%#llx", (unsigned long long)l->offset);
-		else
-			print_ops(f, l);
+			return xasprintf("(@kregister(%d)) + (%lld)", l->reg,
+					 (long long)l->offset);
+		if (l->simple && l->reg >= 0)
+			return xasprintf("@kregister(%d)", l->reg);
+		if (l->simple)
+			return xasprintf("%#llx", (unsigned long long)l->offset);
 	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		out_of_memory();
+	print_ops(f, l);
+	fclose(f);
+	return buf;
+}
+
+static void print_loc(FILE *f, const struct dwarf_loc *l)
+{
+	char *t = loc_text(l);
+
+	fputs(t, f);
+	free(t);
 }
 
 /* A read from a composite: @kpieces(SIZE, OFFSET, [PIECE:BYTES, ...]),
@@ -320,51 +336,48 @@ static void print_access(FILE *out, const struct dwarf_access *a)
 	const struct dwarf_loc *l = &a->base;
 
 	/* build the expression text step by step in buf */
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return;
-	if (a->cast) {
-		print_expr(f, a->cast);
-		object = true;
-	} else {
-		if (l->kind == DWARF_LOC_PIECES)
-			print_pieces(f, l);
+	if (a->cast || l->kind == DWARF_LOC_PIECES) {
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return;
+		if (a->cast)
+			print_expr(f, a->cast);
 		else
-			print_loc(f, l);
-		object = l->kind == DWARF_LOC_MEM;
+			print_pieces(f, l);
+		fclose(f);
+	} else {
+		buf = loc_text(l);
 	}
-	fclose(f);
+	object = a->cast || l->kind == DWARF_LOC_MEM;
 	for (int i = 0; i < a->nsteps; i++) {
 		const struct dwarf_step *st = &a->steps[i];
 
-		f = open_memstream(&tmp, &tlen);
-		if (!f)
-			break;
+		tmp = NULL;
 		switch (st->kind) {
 		case DWARF_STEP_DEREF:
 			if (object)
-				fprintf(f, "@kderef(8, %s)", buf);
-			else
-				fputs(buf, f);
+				tmp = xasprintf("@kderef(8, %s)", buf);
 			object = true;
 			break;
 		case DWARF_STEP_OFFSET:
 			if (st->offset)
-				fprintf(f, "(%s) + (%lld)", buf,
-					(long long)st->offset);
-			else
-				fputs(buf, f);
+				tmp = xasprintf("(%s) + (%lld)", buf,
+						(long long)st->offset);
 			break;
 		case DWARF_STEP_INDEX:
+			f = open_memstream(&tmp, &tlen);
+			if (!f)
+				break;
 			fprintf(f, "(%s) + ((", buf);
 			print_expr(f, st->index);
 			fprintf(f, ") * (%llu))", (unsigned long long)st->stride);
+			fclose(f);
 			break;
 		}
-		fclose(f);
-		free(buf);
-		buf = tmp;
-		tmp = NULL;
+		if (tmp) {
+			free(buf);
+			buf = tmp;
+		}
 	}
 	switch (a->result) {
 	case DWARF_RES_ADDRESS:
@@ -432,62 +445,66 @@ void dwarf_print_access(FILE *out, const struct dwarf_access *a)
 	free(buf);
 }
 
-static void dump_expr(FILE *out, const struct expr *x);
+/* The target variables' lines, under a heading printed before the first,
+ * straight to the output (not through a memstream a probe: 2500 of them
+ * for -p2 of kernel.trace("*")). */
+struct tdump {
+	FILE *out;
+	bool headed;
+};
 
-static void dump_list(FILE *out, const struct expr *x)
+static void dump_expr(struct tdump *d, const struct expr *x);
+
+static void dump_list(struct tdump *d, const struct expr *x)
 {
 	for (; x; x = x->next)
-		dump_expr(out, x);
+		dump_expr(d, x);
 }
 
-static void dump_expr(FILE *out, const struct expr *x)
+static void dump_expr(struct tdump *d, const struct expr *x)
 {
 	if (!x)
 		return;
 	if ((x->kind == E_TARGET || x->kind == E_CAST || x->kind == E_ATVAR ||
 	     x->kind == E_AUTOCAST) && x->ref) {
 		const struct dwarf_access *a = x->ref;
+		FILE *out = d->out;
 
+		if (!d->headed)
+			fputs("  # target variables\n", out);
+		d->headed = true;
 		fprintf(out, "  %s:%s = ", a->text, a->type ? a->type : "?");
 		dwarf_print_access(out, a);
 		if (a->at_entry)
 			fputs("  /* at entry */", out);
 		fputc('\n', out);
 	}
-	dump_expr(out, x->a);
-	dump_expr(out, x->b);
-	dump_expr(out, x->c);
-	dump_list(out, x->args);
+	dump_expr(d, x->a);
+	dump_expr(d, x->b);
+	dump_expr(d, x->c);
+	dump_list(d, x->args);
 	for (const struct chain *c = x->chain; c; c = c->next)
-		dump_expr(out, c->index);
+		dump_expr(d, c->index);
 }
 
-static void dump_stmts(FILE *out, const struct stmt *st)
+static void dump_stmts(struct tdump *d, const struct stmt *st)
 {
 	for (; st; st = st->next) {
-		dump_expr(out, st->init);
-		dump_expr(out, st->e);
-		dump_expr(out, st->incr);
+		dump_expr(d, st->init);
+		dump_expr(d, st->e);
+		dump_expr(d, st->incr);
 		if (st->fe) {
-			dump_expr(out, st->fe->array);
-			dump_expr(out, st->fe->limit);
+			dump_expr(d, st->fe->array);
+			dump_expr(d, st->fe->limit);
 		}
-		dump_stmts(out, st->body);
-		dump_stmts(out, st->else_body);
+		dump_stmts(d, st->body);
+		dump_stmts(d, st->else_body);
 	}
 }
 
 void dwarf_dump_targets(FILE *out, const struct dprobe *p)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct tdump d = { out, false };
 
-	if (!f)
-		return;
-	dump_stmts(f, p->body);
-	fclose(f);
-	if (len)
-		fprintf(out, "  # target variables\n%s", buf);
-	free(buf);
+	dump_stmts(&d, p->body);
 }

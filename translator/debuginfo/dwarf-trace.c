@@ -128,7 +128,7 @@ static bool prototype(struct session *s, struct dwarf_site *site,
 /* The kernel's source tree, where the headers declaring tracepoints
  * are: the build directory's "source" link, or the tree its Makefile
  * includes (Debian's headers-RELEASE-common), or the build directory. */
-static const char *source_tree(struct session *s)
+const char *dwarf_source_tree(struct session *s)
 {
 	struct kconfig *k = kconfig_get(s);
 	char *path, line[512];
@@ -172,7 +172,7 @@ static const char *system_of(struct session *s, const char *file)
 
 	if (sys)
 		return sys;
-	tree = source_tree(s);
+	tree = dwarf_source_tree(s);
 	if (tree) {
 		char *path = xasprintf("%s/%s", tree, file);
 		FILE *f = fopen(path, "r");
@@ -378,12 +378,18 @@ static const char *module_system(struct session *s, const char *module,
 const char *dwarf_file_system(struct session *s, const char *module,
 			      const char *path)
 {
-	const char *sys = strmap_get(&dwarf_ctx(s)->tp_mod_systems, module);
+	struct dwarf_ctx *c = dwarf_ctx(s);
+	const char *sys;
 	int fd;
 	Elf *elf;
 
-	if (sys)
+	if (!c->tp_mod_systems_loaded) {
+		c->tp_mod_systems_loaded = true;
+		dwarf_tpsys_load(s, "modules", &c->tp_mod_systems);
+	}
+	if ((sys = strmap_get(&c->tp_mod_systems, module)))
 		return sys;
+	dwarf_tpsys_changed(s);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return "";
@@ -472,7 +478,7 @@ static size_t declared_name(const char *line, const char **name)
  * headers ship a vmlinux of BTF and symbols alone), all of them. */
 static void scan_declared(struct session *s, struct strmap *out)
 {
-	const char *tree = source_tree(s);
+	const char *tree = dwarf_source_tree(s);
 	char *dir, line[512];
 	DIR *d;
 	struct dirent *de;
@@ -516,7 +522,8 @@ const char *dwarf_declared_system(struct session *s, const char *name)
 {
 	struct dwarf_ctx *c = dwarf_ctx(s);
 
-	if (!c->tp_declared_loaded)
+	if (!c->tp_declared_loaded &&
+	    !dwarf_tpsys_load(s, "declared", &c->tp_declared))
 		scan_declared(s, &c->tp_declared);
 	c->tp_declared_loaded = true;
 	return strmap_get(&c->tp_declared, name);

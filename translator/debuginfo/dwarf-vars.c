@@ -1339,12 +1339,17 @@ struct dwarf_access *target(struct vctx *v, const char *name,
 	Dwarf_Op *ops;
 	size_t nops;
 	const char *why;
-	char *text = chain_text(arena_printf(&v->s->arena, "%s$%s",
-					     addr ? "&" : "", name), chain);
+	const char *head = arena_printf(&v->s->arena, "%s$%s",
+					addr ? "&" : "", name);
 	int r;
 
-	a->text = arena_strdup(&v->s->arena, text);
-	free(text);
+	a->text = head;		/* $name alone: 2500 of them for $$parms */
+	if (chain) {
+		char *text = chain_text(head, chain);
+
+		a->text = arena_strdup(&v->s->arena, text);
+		free(text);
+	}
 	a->site = v->site;
 	if (v->site->btf)
 		return btf_target(v, a, name, chain, addr, l);

@@ -85,6 +85,7 @@ static void free_btf_modules(struct dwarf_ctx *c);
 
 void dwarf_free(struct session *s)
 {
+	dwarf_tpsys_save(s);
 	btf_free(s);
 	struct dwarf_ctx *c = s->dwarf;
 
@@ -387,22 +388,41 @@ static bool elf_defines_tracepoints(Elf *elf, char ***iters,
 	return found;
 }
 
-static bool defines_tracepoints(const char *path, char ***iters,
-				char ***systems)
+bool dwarf_with_elf(const char *path, bool (*fn)(Elf *elf, void *arg),
+		    void *arg)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool found;
+	bool r;
 	Elf *elf;
 
 	if (fd < 0)
 		return false;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	found = elf_defines_tracepoints(elf, iters, systems);
+	r = fn(elf, arg);
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return found;
+	return r;
+}
+
+struct tp_lists {
+	char ***iters, ***systems;
+};
+
+static bool elf_tp_lists(Elf *elf, void *arg)
+{
+	struct tp_lists *l = arg;
+
+	return elf_defines_tracepoints(elf, l->iters, l->systems);
+}
+
+static bool defines_tracepoints(const char *path, char ***iters,
+				char ***systems)
+{
+	struct tp_lists l = { iters, systems };
+
+	return dwarf_with_elf(path, elf_tp_lists, &l);
 }
 
 /* The same of a module decompressed in memory (kmod_file()'s want). */
@@ -626,54 +646,55 @@ static void order_like_debuginfo(struct session *s, struct dwarf_ctx *c)
  * NAME<tab>PATH<tab>TRACEPOINT TRACEPOINT... */
 #define TPMODS_MAGIC "tapir-tpmods 1"
 
-static void hash_file_id(struct sha256 *h, const char *path)
+void dwarf_hash_modules(struct session *s, struct sha256 *h,
+			const char *format)
 {
-	struct stat st;
-	int64_t id[4] = { 0, 0, 0, 0 };
+	struct kconfig *k = kconfig_get(s);
+	char *p;
 
-	if (stat(path, &st) == 0) {
-		id[0] = (int64_t)st.st_ino;
-		id[1] = (int64_t)st.st_size;
-		id[2] = (int64_t)st.st_mtim.tv_sec;
-		id[3] = (int64_t)st.st_mtim.tv_nsec;
-	}
-	sha256_field_str(h, "path", path);
-	sha256_field(h, "id", id, sizeof(id));
+	sha256_field_str(h, "format", format);
+	sha256_field_str(h, "release", k->release);
+	p = xasprintf("/lib/modules/%s/modules.dep", k->release);
+	kf_hash_file_id(h, p);
+	free(p);
+	p = xasprintf("/lib/modules/%s/kernel", k->release);
+	kf_hash_file_id(h, p);
+	free(p);
+}
+
+char *dwarf_cache_file(struct sha256 *h, const char *name, const char *ext)
+{
+	char hex[SHA256_HEX_SIZE], *dir, *p;
+
+	sha256_final_hex(h, hex);
+	dir = tapir_cache_dir();
+	p = xasprintf("%s/dwarf/%s-%.32s.%s", dir, name, hex, ext);
+	free(dir);
+	return p;
 }
 
 static char *tpmods_cache_path(struct session *s, bool ordered)
 {
 	struct kconfig *k = kconfig_get(s);
 	struct sha256 h;
-	char hex[SHA256_HEX_SIZE], *dir, *p;
+	char *p;
 
 	sha256_init(&h);
-	sha256_field_str(&h, "format", TPMODS_MAGIC);
-	sha256_field_str(&h, "release", k->release);
-	p = xasprintf("/lib/modules/%s/modules.dep", k->release);
-	hash_file_id(&h, p);
-	free(p);
-	p = xasprintf("/lib/modules/%s/kernel", k->release);
-	hash_file_id(&h, p);
-	free(p);
+	dwarf_hash_modules(s, &h, TPMODS_MAGIC);
 	if (ordered) {
 		char **roots = debug_roots();
 
 		for (int i = 0; roots[i]; i++) {
 			p = xasprintf("%s/lib/modules/%s/kernel", roots[i],
 				      k->release);
-			hash_file_id(&h, p);
+			kf_hash_file_id(&h, p);
 			free(p);
 		}
 		free_roots(roots);
 		if (k->build_dir)
-			hash_file_id(&h, k->build_dir);
+			kf_hash_file_id(&h, k->build_dir);
 	}
-	sha256_final_hex(&h, hex);
-	dir = tapir_cache_dir();
-	p = xasprintf("%s/dwarf/tpmods-%.32s.list", dir, hex);
-	free(dir);
-	return p;
+	return dwarf_cache_file(&h, "tpmods", "list");
 }
 
 static bool tpmods_load(struct dwarf_ctx *c, const char *cache)
@@ -716,7 +737,7 @@ static bool tpmods_load(struct dwarf_ctx *c, const char *cache)
 static void tpmods_save(struct session *s, struct dwarf_ctx *c,
 			const char *cache)
 {
-	char *buf = NULL, *dir, *slash;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
@@ -737,16 +758,23 @@ static void tpmods_save(struct session *s, struct dwarf_ctx *c,
 		fputc('\n', m);
 	}
 	fclose(m);
-	dir = xstrdup(cache);
-	slash = strrchr(dir, '/');
-	*slash = '\0';
+	dwarf_cache_write(s, cache, buf, len);
+	free(buf);
+}
+
+void dwarf_cache_write(struct session *s, const char *path, const void *buf,
+		       size_t len)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+
+	if (slash)
+		*slash = '\0';
 	/* a cache that cannot be written only costs time */
-	if ((kf_mkdirs(dir) != 0 || kf_write_file(cache, buf, len) != 0) &&
+	if ((kf_mkdirs(dir) != 0 || kf_write_file(path, buf, len) != 0) &&
 	    s->verbose)
-		fprintf(s->err, "tapir: cannot write %s: %s\n", cache,
+		fprintf(s->err, "tapir: cannot write %s: %s\n", path,
 			strerror(errno));
 	free(dir);
-	free(buf);
 }
 
 bool dwarf_btf_module_may_trace(struct session *s, size_t i,

@@ -5,6 +5,7 @@ translator_libtapir_a_SOURCES += translator/debuginfo/dwarf.c translator/debugin
 	translator/debuginfo/dwarf-internal.h translator/debuginfo/dwarf-types.c \
 	translator/debuginfo/dwarf-vars.c translator/debuginfo/dwarf-walk.c translator/debuginfo/dwarf-print.c \
 	translator/debuginfo/dwarf-trace.c translator/debuginfo/kmod.c translator/debuginfo/ko-events.c \
-	translator/debuginfo/btf.c translator/debuginfo/btf-api.h
+	translator/debuginfo/btf.c translator/debuginfo/btf-api.h \
+	translator/debuginfo/tpsys.c
 
 EXTRA_DIST += translator/debuginfo/dwarf.mk bench/dwarf testsuite/dwarf

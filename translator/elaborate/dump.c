@@ -622,6 +622,9 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	/* aliases list under their own names (each probe of an alias shows
 	 * the alias's variables); anything else as the points it makes;
 	 * each point of the pattern on its own (syscall.{read,write}) */
+	for (const struct probe_point *pt = sc->decls->points; pt;
+	     pt = pt->next)
+		probes_need_aliases(&e, pt);
 	{
 		int max = e.idx->naliases + 1, nnames = 0;
 		const struct alias_def **als = xcalloc((size_t)max, sizeof(*als));
@@ -717,8 +720,11 @@ int dump_functions(struct session *s, FILE *out)
 	char **lines = NULL;
 	int n = 0, cap = 0;
 
+	tapset_need_aliases(s, idx, NULL);
+
 	for (struct tapset_file *f = idx->files; f; f = f->next)
-		for (const struct decl *d = f->script->decls; d; d = d->next) {
+		for (const struct decl *d = f->script ? f->script->decls :
+		     NULL; d; d = d->next) {
 			char *buf = NULL;
 			size_t len = 0;
 			FILE *m;
@@ -755,6 +761,7 @@ int dump_probe_aliases(struct session *s, FILE *out)
 {
 	struct tapset_index *idx = tapset_index_build(s);
 
+	tapset_need_aliases(s, idx, NULL);
 	for (int i = 0; i < idx->naliases; i++) {
 		const struct alias_def *al = &idx->aliases[i];
 

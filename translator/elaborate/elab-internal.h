@@ -6,8 +6,16 @@
 #include "strmap.h"
 
 struct tapset_file {
+	const char *path;
 	const struct srcfile *src;
-	struct script *script;
+	struct script *script;		/* NULL: not parsed yet (the index
+					 * cache named what it defines) */
+	const char **names;		/* what it defines, a kind letter
+					 * (F, G, A: an alias's first
+					 * component) and the name each */
+	int nnames, capnames;
+	const char *id;			/* its identity (tapset.c) */
+	bool eager;			/* parsed every time (diagnostics) */
 	bool loaded;			/* its definitions are in the program */
 	bool probes_added;		/* and its own probes */
 	struct tapset_file *next;
@@ -23,9 +31,20 @@ struct tapset_index {
 	struct tapset_file *files;
 	struct strmap functions;	/* name -> struct tapset_file */
 	struct strmap globals;		/* name -> struct tapset_file */
-	struct alias_def *aliases;	/* user's first, then the library's */
+	struct alias_def *aliases;	/* the library's (in the order of its
+					 * files), then the user's */
 	int naliases, cap;
 	struct strmap alias_first;	/* first component -> index + 1 */
+	struct tapset_file **order;	/* the files in the library's order */
+	int nfiles;
+	struct strmap lazy_first;	/* first component -> a file not
+					 * parsed yet with such an alias */
+	const struct decl **user;	/* the user's aliases */
+	int nuser;
+	bool complete;			/* every file parsed */
+	struct strmap cached;		/* path -> its file as the cache has
+					 * it (tapset.c) */
+	bool dirty;			/* the cache is to be written */
 };
 
 /* A call inside foreach loops: the callee must not modify the arrays. */
@@ -71,6 +90,11 @@ struct elab {
 /* tapset.c */
 struct tapset_index *tapset_index_build(struct session *s);
 void tapset_load(struct elab *e, struct tapset_file *f);
+/* Parse the files not parsed yet that define aliases whose first
+ * component is first (NULL: every file), so that idx->aliases has all
+ * that can match a point of that first name (any point). */
+void tapset_need_aliases(struct session *s, struct tapset_index *idx,
+			 const char *first);
 void elab_add_script(struct elab *e, struct script *sc, struct tapset_file *f);
 bool tapset_add_probes(struct elab *e);
 
@@ -78,6 +102,8 @@ bool tapset_add_probes(struct elab *e);
 void probes_expand(struct elab *e, const struct decl *d);
 void probes_expand_wild_rest(struct elab *e, const struct decl *d);
 const char *pp_text(struct session *s, const struct probe_point *pp);
+/* Parse the library files whose aliases a point like pp can match. */
+void probes_need_aliases(struct elab *e, const struct probe_point *pp);
 int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
 			    const struct alias_def **out, int max);
 

@@ -33,16 +33,9 @@ struct part {
 
 const char *pp_text(struct session *s, const struct probe_point *pp)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	const char *out;
+	char *buf = probe_point_name_text(pp);
+	const char *out = arena_strdup(&s->arena, buf);
 
-	if (!f)
-		return "?";
-	print_probe_point_name(f, pp);
-	fclose(f);
-	out = arena_strdup(&s->arena, buf);
 	free(buf);
 	return out;
 }
@@ -427,6 +420,7 @@ static int match_aliases_globstar(struct expand *x, const struct probe_point *pp
 	int n = 0;
 
 	*matched = false;
+	tapset_need_aliases(x->e->s, idx, NULL);
 	for (int i = 0; i < idx->naliases; i++) {
 		const struct alias_def *al = &idx->aliases[i];
 		int got;
@@ -477,6 +471,7 @@ static bool alias_named(struct expand *x, const struct probe_point *pp)
 {
 	struct tapset_index *idx = x->e->idx;
 
+	tapset_need_aliases(x->e->s, idx, pp->comps->name);
 	for (int i = 0; i < idx->naliases; i++)
 		if (alias_match(pp, idx->aliases[i].name, ncomps(pp)))
 			return true;
@@ -499,6 +494,7 @@ static int match_alias_suffixes(struct expand *x, const struct probe_point *pp,
 	struct tapset_index *idx = x->e->idx;
 	int n = 0, len = ncomps(pp);
 
+	tapset_need_aliases(s, idx, NULL);
 	for (int k = len - 1; k > 0; k--) {
 		const struct pp_comp *rest = pp->comps;
 
@@ -543,6 +539,8 @@ static int match_aliases(struct expand *x, const struct probe_point *pp,
 
 	const char *first = pp->comps->name;
 	bool wild = strpbrk(first, "*?[") != NULL;
+
+	tapset_need_aliases(x->e->s, idx, wild ? NULL : first);
 
 	if (has_globstar(pp)) {
 		if (!whole) {
@@ -837,8 +835,10 @@ static void mismatch(struct expand *x, const struct probe_point *pp)
 	const char **names;
 	int n = 0;
 	const char *word = pp->comps->name, *sim;
+	int cap;
 
-	int cap = idx->naliases * 2;
+	tapset_need_aliases(s, idx, NULL);
+	cap = idx->naliases * 2;
 
 	for (int i = 0; providers[i]; i++)
 		for (int j = 0; providers[i]->patterns[j]; j++)
@@ -1011,6 +1011,12 @@ void probes_expand(struct elab *e, const struct decl *d)
 	}
 }
 
+void probes_need_aliases(struct elab *e, const struct probe_point *pp)
+{
+	tapset_need_aliases(e->s, e->idx, has_globstar(pp) ||
+			    is_wild(pp->comps->name) ? NULL : pp->comps->name);
+}
+
 /* The aliases whose whole name matches pp (for -l and -L), in index
  * order; returns how many, at most max. */
 int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
@@ -1019,6 +1025,8 @@ int probes_matching_aliases(struct elab *e, const struct probe_point *pp,
 	struct tapset_index *idx = e->idx;
 	const char *text = has_globstar(pp) ? pp_text(e->s, pp) : NULL;
 	int n = 0;
+
+	probes_need_aliases(e, pp);
 
 	for (int i = 0; i < idx->naliases && n < max; i++) {
 		const struct alias_def *al = &idx->aliases[i];

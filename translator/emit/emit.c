@@ -552,7 +552,7 @@ static bool each_block(struct em *em,
 
 	if (idx)
 		for (const struct tapset_file *f = idx->files; f; f = f->next) {
-			if (!f->loaded)
+			if (!f->loaded || !f->script)	/* left out */
 				continue;
 			for (const struct decl *d = f->script->decls; d;
 			     d = d->next)

@@ -1,33 +1,48 @@
 /* print.c - print the tree back as source, in one canonical layout. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "print.h"
 #include "xalloc.h"
 
-/* Output goes through a local buffer: -p1 prints as much as it reads. */
+/* Output goes through a local buffer: -p1 prints as much as it reads.
+ * Without a FILE (f NULL) the buffer grows and is the text made. */
 struct obuf {
 	FILE *f;
-	size_t n;
-	char buf[1 << 16];
+	size_t n, cap;
+	char *buf;
 };
 
 static void ob_flush(struct obuf *o)
 {
+	if (!o->f)
+		return;
 	fwrite(o->buf, 1, o->n, o->f);
 	o->n = 0;
 }
 
+/* Room for len more bytes in the buffer; false: write them directly. */
+static bool ob_room(struct obuf *o, size_t len)
+{
+	if (o->n + len <= o->cap)
+		return true;
+	if (o->f) {
+		ob_flush(o);
+		return len <= o->cap;
+	}
+	o->cap = o->cap * 2 > o->n + len ? o->cap * 2 : o->n + len;
+	o->buf = xrealloc(o->buf, o->cap);
+	return true;
+}
+
 static void ob_mem(struct obuf *o, const char *s, size_t len)
 {
-	if (o->n + len > sizeof(o->buf)) {
-		ob_flush(o);
-		if (len > sizeof(o->buf)) {
-			fwrite(s, 1, len, o->f);
-			return;
-		}
+	if (!ob_room(o, len)) {
+		fwrite(s, 1, len, o->f);
+		return;
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
@@ -40,8 +55,7 @@ static void ob_str(struct obuf *o, const char *s)
 
 static void ob_ch(struct obuf *o, int c)
 {
-	if (o->n == sizeof(o->buf))
-		ob_flush(o);
+	ob_room(o, 1);
 	o->buf[o->n++] = (char)c;
 }
 
@@ -73,6 +87,14 @@ static void ob_printf(struct obuf *o, const char *fmt, ...)
 	va_end(ap);
 	if (n < (int)sizeof(tmp)) {
 		ob_mem(o, tmp, (size_t)n);
+		return;
+	}
+	if (!o->f) {		/* a text: made in place */
+		ob_room(o, (size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(o->buf + o->n, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		o->n += (size_t)n;
 		return;
 	}
 	ob_flush(o);
@@ -632,12 +654,16 @@ static struct obuf *ob_new(FILE *f)
 
 	o->f = f;
 	o->n = 0;
+	/* a FILE's: as much as -p1 prints at once; a text's: a name's */
+	o->cap = f ? 1 << 16 : 128;
+	o->buf = xmalloc(o->cap);
 	return o;
 }
 
 static void ob_done(struct obuf *o)
 {
 	ob_flush(o);
+	free(o->buf);
 	free(o);
 }
 
@@ -673,6 +699,18 @@ void print_probe_point_name(FILE *f, const struct probe_point *pp)
 	point_name(o, pp);
 	ob_done(o);
 }
+char *probe_point_name_text(const struct probe_point *pp)
+{
+	struct obuf *o = ob_new(NULL);
+	char *text;
+
+	point_name(o, pp);
+	ob_ch(o, '\0');
+	text = o->buf;
+	free(o);
+	return text;
+}
+
 void print_string_literal(FILE *f, const char *s, size_t len)
 {
 	struct obuf *o = ob_new(f);

@@ -16,6 +16,8 @@ void print_expr(FILE *out, const struct expr *e);
 void print_probe_point(FILE *out, const struct probe_point *pp);
 /* Its components alone, without ?, ! or a condition. */
 void print_probe_point_name(FILE *out, const struct probe_point *pp);
+/* ... as a string (malloc'd). */
+char *probe_point_name_text(const struct probe_point *pp);
 void print_string_literal(FILE *out, const char *s, size_t len);
 
 #endif
