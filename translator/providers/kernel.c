@@ -1,4 +1,6 @@
-/* kernel.c - kernel.function, module().function, kernel.statement.
+/* kernel.c - kernel.function, module().function, kernel.statement,
+ * and the labels of functions (.label: a kprobe at the label's address,
+ * as a statement).
  *
  * These are the DWARF probes: a point resolves through the kernel's (or
  * the module's) debuginfo (dwarf.c) to one probe per site, an
@@ -34,6 +36,8 @@ static const char *const patterns[] = {
 	"module(s).function(s).return.maxactive(n)",
 	"module(s).function(s).inline",			/* 14 */
 	"module(s).statement(s)",
+	"kernel.function(s).label(s)",			/* 16 */
+	"module(s).function(s).label(s)",
 	NULL
 };
 
@@ -87,7 +91,7 @@ static int fallback(struct elab *e, const struct probe_point *pp,
 {
 	struct dprobe *p;
 
-	if (q->statement || q->inline_only || q->file)
+	if (q->statement || q->label || q->inline_only || q->file)
 		return needs_debuginfo(e, pp, q->module ? "module" : "kernel");
 	if (!q->module)
 		return kernel_functions(e, pp, fc, pat, tmpl, q->is_return, max,
@@ -123,6 +127,19 @@ static int no_match(struct elab *e, const struct pp_comp *fc,
 			   "'%s'", q->module ? "module" : "kernel", pat);
 		return -1;
 	}
+	if (q->label) {
+		/* the functions are there, without such a label? */
+		struct dwarf_query fq = *q;
+		struct dwarf_site **sites;
+
+		fq.label = NULL;
+		if (dwarf_find_sites(s, &fq, &sites, &why) > 0) {
+			elab_error(e, &fc->next->arg->loc, "no label matches "
+				   "'%s' in %s function '%s'", q->label,
+				   q->module ? "module" : "kernel", pat);
+			return -1;
+		}
+	}
 	if (!q->module && !wild(q->function) &&
 	    (syms = ksyms_functions(s, &n, &source)))
 		sim = similar_names(s, q->function, syms, (int)n);
@@ -137,11 +154,46 @@ static int no_match(struct elab *e, const struct pp_comp *fc,
 	return -1;
 }
 
+/*
+ * A label's probe, as stap names it: pp() and the -p2 name are the
+ * function's point with the label's line, without the label
+ * (kernel.function("do_sendfile@fs/read_write.c:1286")); pn(), which
+ * pnlabel() reads, and the -l listing add the label (.label("out")).
+ */
+static struct dprobe *label_probe(struct elab *e, const struct probe_point *pp,
+				  const struct dprobe *tmpl, const char *text,
+				  const struct dwarf_site *site)
+{
+	struct session *s = e->s;
+	bool module = strcmp(pp->comps->name, "module") == 0;
+	const struct pp_comp *fc = pp->comps->next;
+	struct probe_point *full = pp_concrete(s, pp, fc, text,
+					       module ? pp->comps : NULL,
+					       site->module);
+	struct probe_point *bare = ANEW(&s->arena, struct probe_point);
+	struct pp_comp *lc = full->comps->next->next;
+	struct dprobe *p;
+
+	/* full: the label's name for the pattern; bare: without it */
+	lc->arg = ast_expr(s, E_STR, &lc->arg->loc);
+	lc->arg->str = site->label;
+	lc->arg->len = (unsigned)strlen(site->label);
+	*bare = *full;
+	bare->comps = pp_concrete(s, full, NULL, NULL, NULL, NULL)->comps;
+	bare->comps->next->next = NULL;
+	p = probe_emit(e, tmpl, bare);
+	p->listed_as = pp_text(s, full);
+	if (!tmpl->pn)
+		p->pn = p->listed_as;
+	p->label = site->label;
+	return p;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	struct session *s = e->s;
-	bool module = pattern >= 9;
+	bool module = pattern >= 9 && pattern != 16;
 	const struct pp_comp *modc = module ? pp->comps : NULL;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *why = NULL;
@@ -162,6 +214,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	q.inline_only = pp_has(pp, "inline");
 	q.exported = pp_has(pp, "exported");
 	q.is_return = pp_has(pp, "return");
+	q.label = pattern >= 16 ? pp_arg(pp, 2)->str : NULL;
 	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
 		elab_error(e, &fc->arg->loc, "%s", why);
 		return -1;
@@ -198,14 +251,19 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	for (int i = 0; i < n; i++) {
 		struct dwarf_site *site = sites[i];
 		struct dprobe *p;
-		int line = q.statement ? site->line : site->decl_line;
+		int line = q.statement || q.label ? site->line :
+			   site->decl_line;
 		const char *text = !site->decl_file ? site->function : line ?
 			arena_printf(&s->arena, "%s@%s:%d", site->function,
 				     site->decl_file, line) :
 			arena_printf(&s->arena, "%s@%s", site->function,
 				     site->decl_file);
-		p = probe_emit(e, tmpl, pp_concrete(s, pp, fc, text, modc,
-						 site->module));
+		if (site->label) {
+			p = label_probe(e, pp, tmpl, text, site);
+		} else {
+			p = probe_emit(e, tmpl, pp_concrete(s, pp, fc, text,
+							 modc, site->module));
+		}
 		/* the address is the site's (symbol + offset, or relative
 		 * to _stext); symbol alone means the function's entry, so it
 		 * is set only for a site there */
