@@ -2091,7 +2091,7 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 /* The labels of die's own code matching the query's glob (DW_TAG_label
  * with an address, in its lexical blocks too; not those of the inline
  * instances inside it, which are the inlined function's): one site each,
- * at the label's address, named by its line. */
+ * at the label's address, named by its file and line. */
 static void label_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 			Dwarf_Die *die, Dwarf_Die *d, uint64_t top,
 			const struct fn_entry *e, Dwarf_Addr entry, int depth)
@@ -2117,8 +2117,15 @@ static void label_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		dwarf_decl_line(&c, &line);
 		site = site_at(f, cu, fn, die, top, e, entry, line, pc);
 		if (site) {
+			const char *file = dwarf_decl_file(&c);
+
 			site->label = name;
 			site->scope_die = dwarf_dieoffset(d);
+			/* named by the label's file, as its line: a label
+			 * in an #included file is that file's */
+			if (file)
+				site->decl_file = arena_strdup(&f->s->arena,
+							       file);
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
@@ -2135,6 +2142,8 @@ static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		f->walked_cu = cuoff;
 		walk_inlines(f, cu, 0, 0);
 	}
+	Dwarf_Addr last = 0;
+
 	for (size_t i = 0; i < f->ninl; i++) {
 		Dwarf_Die inl;
 		Dwarf_Addr entry;
@@ -2143,9 +2152,13 @@ static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		    !dwarf_offdie(f->u->dw, f->inl_die[i], &inl) ||
 		    !die_entry(&inl, &entry))
 			continue;
-		if (f->q->label)
+		/* an instance nested in one at the same entry is that one,
+		 * as for its function probe: stap 4.8 lists no label of it */
+		if (f->q->label && entry != last)
 			label_sites(f, cu, fn, &inl, &inl, f->inl_top[i], e,
 				    entry, 0);
+		if (f->q->label)
+			last = entry;
 		else
 			statement_sites(f, cu, fn, &inl, f->inl_top[i], e,
 					entry);
