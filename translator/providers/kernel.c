@@ -160,32 +160,48 @@ static int no_match(struct elab *e, const struct pp_comp *fc,
  * (kernel.function("do_sendfile@fs/read_write.c:1286")); pn(), which
  * pnlabel() reads, and the -l listing add the label (.label("out")).
  */
+struct probe_point *pp_label_split(struct session *s, struct probe_point *full,
+				   const char *label)
+{
+	struct probe_point *bare = ANEW(&s->arena, struct probe_point);
+	struct pp_comp *lc = full->comps, **tail;
+
+	while (lc->next)
+		lc = lc->next;
+	lc->arg = ast_expr(s, E_STR, &lc->arg->loc);
+	lc->arg->str = label;
+	lc->arg->len = (unsigned)strlen(label);
+	*bare = *full;
+	bare->comps = pp_concrete(s, full, NULL, NULL, NULL, NULL)->comps;
+	for (tail = &bare->comps; (*tail)->next; tail = &(*tail)->next)
+		;
+	*tail = NULL;
+	return bare;
+}
+
+void label_names(struct session *s, struct dprobe *p,
+		 const struct dprobe *tmpl, const struct probe_point *full,
+		 const char *label)
+{
+	p->listed_as = pp_text(s, full);
+	if (!tmpl->pn)
+		p->pn = p->listed_as;
+	p->label = label;
+}
+
 static struct dprobe *label_probe(struct elab *e, const struct probe_point *pp,
 				  const struct dprobe *tmpl, const char *text,
 				  const struct dwarf_site *site)
 {
 	struct session *s = e->s;
 	bool module = strcmp(pp->comps->name, "module") == 0;
-	const struct pp_comp *fc = pp->comps->next;
-	struct probe_point *full = pp_concrete(s, pp, fc, text,
+	struct probe_point *full = pp_concrete(s, pp, pp->comps->next, text,
 					       module ? pp->comps : NULL,
 					       site->module);
-	struct probe_point *bare = ANEW(&s->arena, struct probe_point);
-	struct pp_comp *lc = full->comps->next->next;
 	struct dprobe *p;
 
-	/* full: the label's name for the pattern; bare: without it */
-	lc->arg = ast_expr(s, E_STR, &lc->arg->loc);
-	lc->arg->str = site->label;
-	lc->arg->len = (unsigned)strlen(site->label);
-	*bare = *full;
-	bare->comps = pp_concrete(s, full, NULL, NULL, NULL, NULL)->comps;
-	bare->comps->next->next = NULL;
-	p = probe_emit(e, tmpl, bare);
-	p->listed_as = pp_text(s, full);
-	if (!tmpl->pn)
-		p->pn = p->listed_as;
-	p->label = site->label;
+	p = probe_emit(e, tmpl, pp_label_split(s, full, site->label));
+	label_names(s, p, tmpl, full, site->label);
 	return p;
 }
 
