@@ -2088,6 +2088,20 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 	free(addrs);
 }
 
+/* Is a label's line one FUNC@FILE:LINE names? (any without a line; N,
+ * N-M, *, and +N from the function's declaration, as statements) */
+static bool label_line(const struct dwarf_query *q, const struct fn_entry *e,
+		       int line)
+{
+	int lo = q->line_lo, hi = q->line_hi;
+
+	if (q->line_any || (!lo && !hi))
+		return true;
+	if (lo < 0)
+		lo = hi = e->line + (-lo - 1);
+	return line >= lo && line <= hi;
+}
+
 /* The labels of die's own code matching the query's glob (DW_TAG_label
  * with an address, in its lexical blocks too; not those of the inline
  * instances inside it, which are the inlined function's): one site each,
@@ -2115,6 +2129,8 @@ static void label_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		    dwarf_lowpc(&c, &pc) != 0)
 			continue;
 		dwarf_decl_line(&c, &line);
+		if (!label_line(f->q, e, line))
+			continue;
 		site = site_at(f, cu, fn, die, top, e, entry, line, pc);
 		if (site) {
 			const char *file = dwarf_decl_file(&c);

@@ -243,7 +243,8 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "Module.symvers, which the build directory lacks");
 		return -1;
 	}
-	if (!q.statement && (q.line_lo || q.line_any)) {
+	/* (a label's line selects the label) */
+	if (!q.statement && !q.label && (q.line_lo || q.line_any)) {
 		elab_warn(e, &pp->loc, "For probing a particular line, use a "
 			  ".statement() probe, not .function()");
 		q.line_lo = q.line_hi = 0;

@@ -1402,8 +1402,6 @@ static int labels(struct elab *e, const struct probe_point *pp,
 
 	if (!u)
 		return -1;
-	q.line_lo = q.line_hi = 0;
-	q.line_any = false;
 	n = user_sites(e, pp, &q, &sites, &why);
 	if (n < 0)
 		return -1;
