@@ -20,24 +20,24 @@
 #include "provider.h"
 
 static const char *const patterns[] = {
-	"kernel.function(s)",				/* 0 */
+	"kernel.function(s)",
 	"kernel.function(s).call",
 	"kernel.function(s).exported",
 	"kernel.function(s).return",
 	"kernel.function(s).return.maxactive(n)",
-	"kernel.function(s).call.return",		/* 5 */
+	"kernel.function(s).call.return",
 	"kernel.function(s).inline",
-	"kernel.statement(s)",				/* 7 */
+	"kernel.function(s).label(s)",
+	"kernel.statement(s)",
 	"kernel.statement(n).absolute",
-	"module(s).function(s)",			/* 9 */
+	"module(s).function(s)",
 	"module(s).function(s).call",
 	"module(s).function(s).exported",
 	"module(s).function(s).return",
 	"module(s).function(s).return.maxactive(n)",
-	"module(s).function(s).inline",			/* 14 */
-	"module(s).statement(s)",
-	"kernel.function(s).label(s)",			/* 16 */
+	"module(s).function(s).inline",
 	"module(s).function(s).label(s)",
+	"module(s).statement(s)",
 	NULL
 };
 
@@ -209,28 +209,29 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	struct session *s = e->s;
-	bool module = pattern >= 9 && pattern != 16;
+	bool module = strcmp(pp->comps->name, "module") == 0;
 	const struct pp_comp *modc = module ? pp->comps : NULL;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *why = NULL;
-	const struct expr *max = pattern == 4 ? pp_arg(pp, 3) :
-				 pattern == 13 ? pp_arg(pp, 3) : NULL;
+	const struct expr *max = pp_has(pp, "maxactive") ? pp_arg(pp, 3) :
+				 NULL;
 	struct dwarf_query q;
 	struct dwarf_site **sites;
 	int n;
 
-	if (pattern == 8)
+	(void)pattern;	/* the components say which */
+	if (pp_has(pp, "absolute"))
 		return absolute_address(e, pp, tmpl);
 	if (!maxactive_ok(e, max))
 		return -1;
 	memset(&q, 0, sizeof(q));
 	q.module = module ? pp_arg(pp, 0)->str : NULL;
-	q.statement = pattern == 7 || pattern == 15;
+	q.statement = pp_has(pp, "statement");
 	q.call = pp_has(pp, "call");
 	q.inline_only = pp_has(pp, "inline");
 	q.exported = pp_has(pp, "exported");
 	q.is_return = pp_has(pp, "return");
-	q.label = pattern >= 16 ? pp_arg(pp, 2)->str : NULL;
+	q.label = pp_has(pp, "label") ? pp_arg(pp, 2)->str : NULL;
 	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
 		elab_error(e, &fc->arg->loc, "%s", why);
 		return -1;
