@@ -52,7 +52,11 @@ struct dwarf_site {
 	const char *function;	/* "vfs_read" */
 	const char *decl_file;	/* "fs/read_write.c" */
 	int decl_line;		/* 450 */
-	int line;		/* statement probes: the line probed, else 0 */
+	int line;		/* statement probes: the line probed, label
+				 * probes: the label's line, else 0 */
+	const char *label;	/* .label probes: the label's name (a
+				 * symbol without DWARF: the pattern, its
+				 * entry probed as stap does) */
 	const char *cu;		/* the compile unit's name */
 	uint64_t entry_pc;	/* the function's (or instance's) entry */
 	uint64_t prologue_pc;	/* after the prologue (line table; entry_pc
@@ -109,6 +113,11 @@ struct dwarf_site {
 	uint64_t cu_die;
 	uint64_t top_die;	/* the CU's child holding die (== die for a
 				 * function) */
+	uint64_t scope_die;	/* a label: the DIE holding it (die or a
+				 * lexical block in it): its $vars are
+				 * those of its scopes and of the blocks
+				 * inside it around pc (as stap: not only
+				 * the blocks around pc); else 0 */
 };
 
 /* One argument of a tracepoint, as the handler declares and stores it:
@@ -136,6 +145,7 @@ struct dwarf_query {
 	int line_lo, line_hi;	/* 0: none; "file:N" or "file:N-M" */
 	bool line_any;		/* "file:*" */
 	bool statement;		/* kernel.statement */
+	const char *label;	/* .label("PAT"): a glob, or NULL */
 	bool call, inline_only, exported, is_return;
 	bool tracepoints;	/* iterators of tracepoints: no kprobe goes
 				 * there, so no blacklist applies */

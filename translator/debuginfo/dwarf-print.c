@@ -97,7 +97,7 @@ void dwarf_dump_pc(FILE *out, const struct dwarf_site *site)
 		fprintf(out, " /* pc=%s+%#llx */", site->reloc_base,
 			(unsigned long long)site->reloc_offset);
 	else if (site->symbol)
-		fprintf(out, " /* pc=<%s:%s+%#llx> */", site->module,
+		fprintf(out, " /* pc=<%s:%s+%llu> */", site->module,
 			site->symbol, (unsigned long long)site->symbol_offset);
 	else
 		fprintf(out, " /* pc=<%s:%s+%#llx> */", site->module,

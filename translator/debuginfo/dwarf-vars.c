@@ -152,6 +152,8 @@ static int site_scopes(const struct dwarf_site *site, Dwarf_Die **out)
 		return 0;
 	if (!dwarf_offdie(u->dw, site->top_die, &top))
 		return 0;
+	if (site->scope_die)	/* a label: the blocks from its own */
+		return block_scopes(&cu, &top, site->scope_die, site->pc, out);
 	if (site->line)
 		return block_scopes(&cu, &top, site->die, site->pc, out);
 	return scopes_to(&cu, &top, site->die, out);

@@ -1991,6 +1991,28 @@ static void inline_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 	}
 }
 
+/* A site inside the function (or inline instance) die, at pc, for line
+ * of its source: a statement or a label. Its $vars are those of the
+ * blocks around pc (dwarf-vars.c). NULL when refused. */
+static struct dwarf_site *site_at(struct finder *f, Dwarf_Die *cu,
+				  Dwarf_Die *fn, Dwarf_Die *die, uint64_t top,
+				  const struct fn_entry *e, Dwarf_Addr entry,
+				  int line, Dwarf_Addr pc)
+{
+	struct dwarf_site *site = make_site(f, cu, fn, die, e, entry,
+					    die != fn);
+
+	if (!site)
+		return NULL;
+	site->top_die = top;
+	site->line = line;
+	site->pc = site->var_pc = pc;
+	fill_reloc(f, site);
+	site->blacklisted = !f->u->dwfl && kernel_blacklisted(f->u, site->pc);
+	site_add(f, site);
+	return site;
+}
+
 /* The lowest address of each wanted line of the function's decl file
  * inside its code: one statement site per line. */
 static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
@@ -2052,31 +2074,80 @@ static void statement_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 			addrs[j - 1] = ta;
 		}
 	for (size_t i = 0; i < n; i++) {
-		struct dwarf_site *site;
 		bool dup = false;
 
 		/* one probe per address: a line sharing its first address
 		 * with an earlier line is that line's */
 		for (size_t k = 0; k < i; k++)
 			dup |= addrs[k] == addrs[i];
-		if (dup)
-			continue;
-		site = make_site(f, cu, fn, die, e, entry, die != fn);
-		if (!site)
-			continue;
-		site->top_die = top;
-		site->line = lnums[i];
-		site->pc = site->var_pc = addrs[i];
-		fill_reloc(f, site);
-		site->blacklisted = !f->u->dwfl &&
-				    kernel_blacklisted(f->u, site->pc);
-		site_add(f, site);
+		if (!dup)
+			site_at(f, cu, fn, die, top, e, entry, lnums[i],
+				addrs[i]);
 	}
 	free(lnums);
 	free(addrs);
 }
 
-/* Statements of each inline instance of e (lines of its own file). */
+/* Is a label's line one FUNC@FILE:LINE names? (any without a line; N,
+ * N-M, *, and +N from the function's declaration, as statements) */
+static bool label_line(const struct dwarf_query *q, const struct fn_entry *e,
+		       int line)
+{
+	int lo = q->line_lo, hi = q->line_hi;
+
+	if (q->line_any || (!lo && !hi))
+		return true;
+	if (lo < 0)
+		lo = hi = e->line + (-lo - 1);
+	return line >= lo && line <= hi;
+}
+
+/* The labels of die's own code matching the query's glob (DW_TAG_label
+ * with an address, in its lexical blocks too; not those of the inline
+ * instances inside it, which are the inlined function's): one site each,
+ * at the label's address, named by its file and line. */
+static void label_sites(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
+			Dwarf_Die *die, Dwarf_Die *d, uint64_t top,
+			const struct fn_entry *e, Dwarf_Addr entry, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(d, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c), line = 0;
+		const char *name;
+		Dwarf_Addr pc;
+		struct dwarf_site *site;
+
+		if (tag == DW_TAG_lexical_block)
+			label_sites(f, cu, fn, die, &c, top, e, entry,
+				    depth + 1);
+		if (tag != DW_TAG_label ||
+		    !(name = attr_string(&c, DW_AT_name)) ||
+		    fnmatch(f->q->label, name, 0) != 0 ||
+		    dwarf_lowpc(&c, &pc) != 0)
+			continue;
+		dwarf_decl_line(&c, &line);
+		if (!label_line(f->q, e, line))
+			continue;
+		site = site_at(f, cu, fn, die, top, e, entry, line, pc);
+		if (site) {
+			const char *file = dwarf_decl_file(&c);
+
+			site->label = name;
+			site->scope_die = dwarf_dieoffset(d);
+			/* named by the label's file, as its line: a label
+			 * in an #included file is that file's */
+			if (file)
+				site->decl_file = arena_strdup(&f->s->arena,
+							       file);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* Statements of each inline instance of e (lines of its own file), or
+ * with .label its labels. */
 static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 			      const struct fn_entry *e)
 {
@@ -2087,13 +2158,24 @@ static void inline_statements(struct finder *f, Dwarf_Die *cu, Dwarf_Die *fn,
 		f->walked_cu = cuoff;
 		walk_inlines(f, cu, 0, 0);
 	}
+	Dwarf_Addr last = 0;
+
 	for (size_t i = 0; i < f->ninl; i++) {
 		Dwarf_Die inl;
 		Dwarf_Addr entry;
 
-		if (f->inl_origin[i] == e->die &&
-		    dwarf_offdie(f->u->dw, f->inl_die[i], &inl) &&
-		    die_entry(&inl, &entry))
+		if (f->inl_origin[i] != e->die ||
+		    !dwarf_offdie(f->u->dw, f->inl_die[i], &inl) ||
+		    !die_entry(&inl, &entry))
+			continue;
+		/* an instance nested in one at the same entry is that one,
+		 * as for its function probe: stap 4.8 lists no label of it */
+		if (f->q->label && entry != last)
+			label_sites(f, cu, fn, &inl, &inl, f->inl_top[i], e,
+				    entry, 0);
+		if (f->q->label)
+			last = entry;
+		else
 			statement_sites(f, cu, fn, &inl, f->inl_top[i], e,
 					entry);
 	}
@@ -2136,9 +2218,14 @@ static void entry_sites(struct finder *f, const struct fn_entry *e, int pass)
 	if (!dwarf_offdie(f->u->dw, e->cu, &cu) ||
 	    !dwarf_offdie(f->u->dw, e->die, &fn))
 		return;
-	if (q->statement) {
-		if (!pass && (e->flags & FN_CODE) && die_entry(&fn, &entry) &&
-		    (!(e->flags & FN_ORIGIN) || origin_counts(f->u, e)))
+	if (q->statement || q->label) {
+		bool own = !pass && (e->flags & FN_CODE) &&
+			   die_entry(&fn, &entry) &&
+			   (!(e->flags & FN_ORIGIN) || origin_counts(f->u, e));
+
+		if (own && q->label)
+			label_sites(f, &cu, &fn, &fn, &fn, e->die, e, entry, 0);
+		else if (own)
 			statement_sites(f, &cu, &fn, &fn, e->die, e, entry);
 		if (pass && (e->flags & FN_ABSTRACT))
 			inline_statements(f, &cu, &fn, e);
@@ -2293,7 +2380,8 @@ static void build_covered(struct dwarf_unit *u)
  * Function symbols that no DWARF function describes (assembly
  * trampolines, the .cold and .part.N pieces gcc splits off) are probe
  * points too, named without a source file, as stap lists them: entry
- * and return probes by address, without target variables.
+ * and return probes by address, without target variables (and, as in
+ * stap 4.8, their entry for a .label point too).
  */
 static void symbol_sites(struct finder *f)
 {
@@ -2327,6 +2415,9 @@ static void symbol_sites(struct finder *f)
 		site->entry_pc = site->prologue_pc = site->pc = sym->addr;
 		site->var_pc = sym->addr;
 		site->is_return = q->is_return;
+		/* .label: stap probes such a symbol's entry, named with the
+		 * label pattern as written */
+		site->label = q->label;
 		site->unit = u;
 		bl = stap_blacklisted(f->s, u, site);
 		if (bl) {

@@ -204,7 +204,8 @@ static void derivation(FILE *out, const struct dprobe *p)
 {
 	fputs(" /* <- ", out);
 	if (p->dwarf || p->uprobe_resolved) {
-		fputs(p->name, out);
+		/* a label's probe derives from its point with the label */
+		fputs(p->label ? p->listed_as : p->name, out);
 		point_flag(out, p);
 		cond_suffix(out, p->cond, true);
 	} else {

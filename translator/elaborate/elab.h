@@ -155,6 +155,9 @@ struct dprobe {
 	uint64_t hw_address;			/* when hw_symbol is NULL */
 	const char *hw_symbol;
 	unsigned int hw_len;			/* .length(N), else 1 */
+	const char *label;			/* .label("NAME") probes: NAME
+						 * (listed_as and pn() have
+						 * it, name not) */
 	const char *listed_as;			/* -l/-L's name, when not
 						 * name (stap lists a
 						 * kernel.data() point without

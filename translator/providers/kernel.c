@@ -1,4 +1,6 @@
-/* kernel.c - kernel.function, module().function, kernel.statement.
+/* kernel.c - kernel.function, module().function, kernel.statement,
+ * and the labels of functions (.label: a kprobe at the label's address,
+ * as a statement).
  *
  * These are the DWARF probes: a point resolves through the kernel's (or
  * the module's) debuginfo (dwarf.c) to one probe per site, an
@@ -18,21 +20,23 @@
 #include "provider.h"
 
 static const char *const patterns[] = {
-	"kernel.function(s)",				/* 0 */
+	"kernel.function(s)",
 	"kernel.function(s).call",
 	"kernel.function(s).exported",
 	"kernel.function(s).return",
 	"kernel.function(s).return.maxactive(n)",
-	"kernel.function(s).call.return",		/* 5 */
+	"kernel.function(s).call.return",
 	"kernel.function(s).inline",
-	"kernel.statement(s)",				/* 7 */
+	"kernel.function(s).label(s)",
+	"kernel.statement(s)",
 	"kernel.statement(n).absolute",
-	"module(s).function(s)",			/* 9 */
+	"module(s).function(s)",
 	"module(s).function(s).call",
 	"module(s).function(s).exported",
 	"module(s).function(s).return",
 	"module(s).function(s).return.maxactive(n)",
-	"module(s).function(s).inline",			/* 14 */
+	"module(s).function(s).inline",
+	"module(s).function(s).label(s)",
 	"module(s).statement(s)",
 	NULL
 };
@@ -87,7 +91,7 @@ static int fallback(struct elab *e, const struct probe_point *pp,
 {
 	struct dprobe *p;
 
-	if (q->statement || q->inline_only || q->file)
+	if (q->statement || q->label || q->inline_only || q->file)
 		return needs_debuginfo(e, pp, q->module ? "module" : "kernel");
 	if (!q->module)
 		return kernel_functions(e, pp, fc, pat, tmpl, q->is_return, max,
@@ -123,6 +127,19 @@ static int no_match(struct elab *e, const struct pp_comp *fc,
 			   "'%s'", q->module ? "module" : "kernel", pat);
 		return -1;
 	}
+	if (q->label) {
+		/* the functions are there, without such a label? */
+		struct dwarf_query fq = *q;
+		struct dwarf_site **sites;
+
+		fq.label = NULL;
+		if (dwarf_find_sites(s, &fq, &sites, &why) > 0) {
+			elab_error(e, &fc->next->arg->loc, "no label matches "
+				   "'%s' in %s function '%s'", q->label,
+				   q->module ? "module" : "kernel", pat);
+			return -1;
+		}
+	}
 	if (!q->module && !wild(q->function) &&
 	    (syms = ksyms_functions(s, &n, &source)))
 		sim = similar_names(s, q->function, syms, (int)n);
@@ -137,31 +154,84 @@ static int no_match(struct elab *e, const struct pp_comp *fc,
 	return -1;
 }
 
+/*
+ * A label's probe, as stap names it: pp() and the -p2 name are the
+ * function's point with the label's line, without the label
+ * (kernel.function("do_sendfile@fs/read_write.c:1286")); pn(), which
+ * pnlabel() reads, and the -l listing add the label (.label("out")).
+ */
+struct probe_point *pp_label_split(struct session *s, struct probe_point *full,
+				   const char *label)
+{
+	struct probe_point *bare = ANEW(&s->arena, struct probe_point);
+	struct pp_comp *lc = full->comps, **tail;
+
+	while (lc->next)
+		lc = lc->next;
+	lc->arg = ast_expr(s, E_STR, &lc->arg->loc);
+	lc->arg->str = label;
+	lc->arg->len = (unsigned)strlen(label);
+	*bare = *full;
+	bare->comps = pp_concrete(s, full, NULL, NULL, NULL, NULL)->comps;
+	for (tail = &bare->comps; (*tail)->next; tail = &(*tail)->next)
+		;
+	*tail = NULL;
+	return bare;
+}
+
+void label_names(struct session *s, struct dprobe *p,
+		 const struct dprobe *tmpl, const struct probe_point *full,
+		 const char *label)
+{
+	p->listed_as = pp_text(s, full);
+	if (!tmpl->pn)
+		p->pn = p->listed_as;
+	p->label = label;
+}
+
+static struct dprobe *label_probe(struct elab *e, const struct probe_point *pp,
+				  const struct dprobe *tmpl, const char *text,
+				  const struct dwarf_site *site)
+{
+	struct session *s = e->s;
+	bool module = strcmp(pp->comps->name, "module") == 0;
+	struct probe_point *full = pp_concrete(s, pp, pp->comps->next, text,
+					       module ? pp->comps : NULL,
+					       site->module);
+	struct dprobe *p;
+
+	p = probe_emit(e, tmpl, pp_label_split(s, full, site->label));
+	label_names(s, p, tmpl, full, site->label);
+	return p;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
 	struct session *s = e->s;
-	bool module = pattern >= 9;
+	bool module = strcmp(pp->comps->name, "module") == 0;
 	const struct pp_comp *modc = module ? pp->comps : NULL;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *why = NULL;
-	const struct expr *max = pattern == 4 ? pp_arg(pp, 3) :
-				 pattern == 13 ? pp_arg(pp, 3) : NULL;
+	const struct expr *max = pp_has(pp, "maxactive") ? pp_arg(pp, 3) :
+				 NULL;
 	struct dwarf_query q;
 	struct dwarf_site **sites;
 	int n;
 
-	if (pattern == 8)
+	(void)pattern;	/* the components say which */
+	if (pp_has(pp, "absolute"))
 		return absolute_address(e, pp, tmpl);
 	if (!maxactive_ok(e, max))
 		return -1;
 	memset(&q, 0, sizeof(q));
 	q.module = module ? pp_arg(pp, 0)->str : NULL;
-	q.statement = pattern == 7 || pattern == 15;
+	q.statement = pp_has(pp, "statement");
 	q.call = pp_has(pp, "call");
 	q.inline_only = pp_has(pp, "inline");
 	q.exported = pp_has(pp, "exported");
 	q.is_return = pp_has(pp, "return");
+	q.label = pp_has(pp, "label") ? pp_arg(pp, 2)->str : NULL;
 	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
 		elab_error(e, &fc->arg->loc, "%s", why);
 		return -1;
@@ -174,7 +244,8 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "Module.symvers, which the build directory lacks");
 		return -1;
 	}
-	if (!q.statement && (q.line_lo || q.line_any)) {
+	/* (a label's line selects the label) */
+	if (!q.statement && !q.label && (q.line_lo || q.line_any)) {
 		elab_warn(e, &pp->loc, "For probing a particular line, use a "
 			  ".statement() probe, not .function()");
 		q.line_lo = q.line_hi = 0;
@@ -198,14 +269,19 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	for (int i = 0; i < n; i++) {
 		struct dwarf_site *site = sites[i];
 		struct dprobe *p;
-		int line = q.statement ? site->line : site->decl_line;
+		int line = q.statement || q.label ? site->line :
+			   site->decl_line;
 		const char *text = !site->decl_file ? site->function : line ?
 			arena_printf(&s->arena, "%s@%s:%d", site->function,
 				     site->decl_file, line) :
 			arena_printf(&s->arena, "%s@%s", site->function,
 				     site->decl_file);
-		p = probe_emit(e, tmpl, pp_concrete(s, pp, fc, text, modc,
-						 site->module));
+		if (site->label) {
+			p = label_probe(e, pp, tmpl, text, site);
+		} else {
+			p = probe_emit(e, tmpl, pp_concrete(s, pp, fc, text,
+							 modc, site->module));
+		}
 		/* the address is the site's (symbol + offset, or relative
 		 * to _stext); symbol alone means the function's entry, so it
 		 * is set only for a site there */

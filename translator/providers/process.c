@@ -122,6 +122,7 @@ static const char *const patterns[] = {
 	"process(s).library(s).function(s).inline",
 	"process.library(s).function(s).inline",
 	"process(n).function(s).inline",
+	"process(s).function(s).label(s)",		/* 59 */
 	NULL
 };
 
@@ -1305,6 +1306,39 @@ static int statement_entries(struct elab *e, const struct probe_point *pp,
 	return count;
 }
 
+/* The program of a DWARF point and its function pattern parsed into q
+ * (q->user set); NULL after an error. */
+static struct uprog *dwarf_point(struct elab *e, const struct probe_point *pp,
+				 const char *path, struct dwarf_query *q)
+{
+	const struct pp_comp *fc = pp->comps->next;
+	struct uprog *u = uprog_open(e->s, path);
+	const char *why = NULL;
+
+	q->user = path;
+	if (!u->ok) {
+		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+		return NULL;
+	}
+	if (!dwarf_parse_pattern(e->s, fc->arg->str, q, &why)) {
+		elab_error(e, &fc->arg->loc, "%s", why);
+		return NULL;
+	}
+	return u;
+}
+
+/* The sites of q, or -1 after the error. */
+static int user_sites(struct elab *e, const struct probe_point *pp,
+		      const struct dwarf_query *q, struct dwarf_site ***sites,
+		      const char **why)
+{
+	int n = dwarf_find_sites(e->s, q, sites, why);
+
+	if (n < 0)
+		elab_error(e, &pp->comps->arg->loc, "%s", *why);
+	return n;
+}
+
 /* process("PATH").statement("FUNC@FILE:LINE"): the lines of the program's
  * DWARF, as kernel.statement's (debuginfo/dwarf.c finds the sites). */
 static int statements(struct elab *e, const struct probe_point *pp,
@@ -1313,26 +1347,18 @@ static int statements(struct elab *e, const struct probe_point *pp,
 	struct session *s = e->s;
 	const struct pp_comp *fc = pp->comps->next;
 	const char *pat = fc->arg->str, *why = NULL;
-	struct uprog *u = uprog_open(s, path);
-	struct dwarf_query q = { .user = path, .statement = true };
+	struct dwarf_query q = { .statement = true };
+	struct uprog *u = dwarf_point(e, pp, path, &q);
 	struct dwarf_site **sites;
 	int n;
 
-	if (!u->ok) {
-		elab_error(e, &pp->comps->arg->loc, "%s", u->why);
+	if (!u)
 		return -1;
-	}
-	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
-		elab_error(e, &fc->arg->loc, "%s", why);
-		return -1;
-	}
 	if (!q.file)
 		return statement_entries(e, pp, tmpl, u);
-	n = dwarf_find_sites(s, &q, &sites, &why);
-	if (n < 0) {
-		elab_error(e, &pp->comps->arg->loc, "%s", why);
+	n = user_sites(e, pp, &q, &sites, &why);
+	if (n < 0)
 		return -1;
-	}
 	for (int i = 0; i < n; i++) {
 		struct dwarf_site *site = sites[i];
 		const char *text = arena_printf(&s->arena, "%s@%s:%d",
@@ -1356,6 +1382,61 @@ static int statements(struct elab *e, const struct probe_point *pp,
 		return -1;
 	}
 	return n;
+}
+
+/* process("PATH").function("FUNC[@FILE]").label("PAT"): the labels of
+ * the program's DWARF, as the kernel's (debuginfo/dwarf.c finds them).
+ * (stap 4.8 also probes the entry of symbols without DWARF, the .cold
+ * parts, named with the pattern; not here: which symbols it takes does
+ * not follow its own function listing.) */
+static int labels(struct elab *e, const struct probe_point *pp,
+		  const struct dprobe *tmpl, const char *path)
+{
+	struct session *s = e->s;
+	const struct pp_comp *fc = pp->comps->next;
+	const char *pat = fc->arg->str, *why = NULL;
+	struct dwarf_query q = { .label = pp_arg(pp, 2)->str };
+	struct uprog *u = dwarf_point(e, pp, path, &q);
+	struct dwarf_site **sites;
+	int n, count = 0;
+
+	if (!u)
+		return -1;
+	n = user_sites(e, pp, &q, &sites, &why);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct dwarf_site *site = sites[i];
+		struct probe_point *full;
+		struct dprobe *p;
+		uint64_t off;
+
+		if (!site->decl_file || !file_offset(u, site->pc, &off))
+			continue;
+		full = concrete(s, pp, path, arena_printf(&s->arena,
+				"%s@%s:%d", site->function, site->decl_file,
+				site->line));
+		p = uprobe_emit(e, tmpl, pp_label_split(s, full, site->label),
+				u, site->pc, false);
+		label_names(s, p, tmpl, full, site->label);
+		site->module = path;
+		p->dwarf = site;
+		p->has_targets = true;
+		count++;
+	}
+	q.label = NULL;
+	if (!count && dwarf_find_sites(s, &q, &sites, &why) <= 0) {
+		elab_error(e, &fc->arg->loc, "no match for function '%s' in "
+			   "'%s'", pat, path);
+		return -1;
+	}
+	if (!count) {
+		elab_error(e, &pp_arg(pp, 2)->loc, "no label matches '%s' in "
+			   "function '%s' of '%s'", pp_arg(pp, 2)->str, pat,
+			   path);
+		return -1;
+	}
+	return count;
 }
 
 static int events(struct elab *e, const struct probe_point *pp, int pattern,
@@ -1500,6 +1581,8 @@ static int resolve_path(struct elab *e, const struct probe_point *pp,
 {
 	if (pattern == 55)
 		return functions(e, pp, tmpl, path, FN_INLINE);
+	if (pattern == 59)
+		return labels(e, pp, tmpl, path);
 	if (pattern == 48)
 		return statements(e, pp, tmpl, path);
 	if (pattern >= 22)
@@ -1876,7 +1959,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		return n;
 	}
 	if (wild(pp->comps->arg->str) &&
-	    (pattern < 30 || pattern == 48 || pattern == 55))
+	    (pattern < 30 || pattern == 48 || pattern == 55 || pattern == 59))
 		return resolve_glob(e, pp, pattern, tmpl);
 	path = find_program(e->s, pp->comps->arg->str);
 	if (!path) {

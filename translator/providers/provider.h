@@ -68,6 +68,16 @@ struct probe_point *pp_concrete(struct session *s,
 				const struct pp_comp *where, const char *text,
 				const struct pp_comp *modc, const char *module);
 
+/* A .label point (its last component), concrete as full: full takes the
+ * label's name, and the result is full without the label, what pp()
+ * names; label_names() then names p by full for -l, pn() and pnlabel()
+ * (kernel.c). */
+struct probe_point *pp_label_split(struct session *s, struct probe_point *full,
+				   const char *label);
+void label_names(struct session *s, struct dprobe *p,
+		 const struct dprobe *tmpl, const struct probe_point *full,
+		 const char *label);
+
 /* The argument of component i (0-based), or NULL. */
 const struct expr *pp_arg(const struct probe_point *pp, int i);
 bool pp_has(const struct probe_point *pp, const char *name);

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("____bpf_get_current_comm").label("*")'

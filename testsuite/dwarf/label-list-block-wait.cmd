@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("__usermodehelper_disable").label("*")'

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("___ratelimit*").label("*")'

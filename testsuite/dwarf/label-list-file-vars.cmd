@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("*@fs/read_write.c").label("*")'

@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kernel.function("*@fs/read_write.c").label("*")'

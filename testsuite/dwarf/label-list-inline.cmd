@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("LZ4_decompress_generic").label("*")'

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("do_sendfile@fs/read_write.c:1286").label("out")'

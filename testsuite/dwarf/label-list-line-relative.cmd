@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kernel.function("do_sendfile@fs/read_write.c+101").label("*")'

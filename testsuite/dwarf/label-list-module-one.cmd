@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'module("loop").function("lo_complete_rq").label("end_io")'

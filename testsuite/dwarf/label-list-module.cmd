@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'module("loop").function("*").label("*")'

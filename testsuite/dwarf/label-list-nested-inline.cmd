@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kernel.function("t10_pi_*").label("*")'

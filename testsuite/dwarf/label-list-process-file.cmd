@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'process("/usr/lib/x86_64-linux-gnu/libc.so.6").function("*@*malloc.c").label("*")'

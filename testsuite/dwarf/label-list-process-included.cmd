@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'process("/usr/lib/x86_64-linux-gnu/libc.so.6").function("__vfprintf_internal").label("do_form_*")'

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("do_send*").label("f*")'
