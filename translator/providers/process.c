@@ -123,6 +123,9 @@ static const char *const patterns[] = {
 	"process.library(s).function(s).inline",
 	"process(n).function(s).inline",
 	"process(s).function(s).label(s)",		/* 59 */
+	"process(s).library(s).function(s).label(s)",	/* 60 */
+	"process.library(s).function(s).label(s)",
+	"process(n).function(s).label(s)",		/* 62 */
 	NULL
 };
 
@@ -1881,7 +1884,8 @@ static int libraries(struct elab *e, const struct probe_point *pp,
 		c0.arg->str = libs[i];
 		c0.arg->len = (unsigned)strlen(libs[i]);
 		s->quiet += nlibs > 1;
-		n = resolve_path(e, &sub, pattern >= 55 ? 55 :
+		n = resolve_path(e, &sub, pattern >= 59 ? 59 :
+				 pattern >= 55 ? 55 :
 				 lib_base[(pattern - 30) % 9], tmpl, libs[i]);
 		s->quiet -= nlibs > 1;
 		if (nlibs > 1)
@@ -1894,6 +1898,14 @@ static int libraries(struct elab *e, const struct probe_point *pp,
 			p->process_exe = prog;
 			p->point = lib_point(s, pp, p->point, prog, libs[i]);
 			p->listed_as = pp_text(s, p->point);
+			if (p->label) {
+				/* pn() and -l add the label (label_names) */
+				p->listed_as = arena_printf(&s->arena,
+						"%s.label(\"%s\")",
+						p->listed_as, p->label);
+				if (!tmpl->pn)
+					p->pn = p->listed_as;
+			}
 		}
 	}
 	if (!total && nlibs > 1) {
@@ -1912,7 +1924,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	if ((pattern >= 5 && pattern < 17) || (pattern >= 49 && pattern < 55))
 		return events(e, pp, pattern, tmpl);
 	if ((pattern >= 26 && pattern < 48 && !(pattern >= 30 && pattern < 39))
-	    || pattern == 57) {
+	    || pattern == 57 || pattern == 61) {
 		/* process.plt: the -c command's program, or the program
 		 * the -x process runs now (as stap) */
 		const char *cmd = e->s->target_cmd, *xpid = e->s->target_pid;
@@ -1937,10 +1949,14 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			return libraries(e, pp, pattern, tmpl, path);
 		return resolve_path(e, pp, pattern, tmpl, path);
 	}
-	if ((pattern >= 19 && pattern <= 21) || pattern == 58) {
-		/* as stap: the program the process runs now, here */
+	if ((pattern >= 19 && pattern <= 21) || pattern == 58 ||
+	    pattern == 62) {
+		/* as stap: the program the process runs now, here, and the
+		 * point named by its path (process("/usr/bin/bash")...) */
 		const struct expr *a = pp->comps->arg;
 		struct dprobe *before = e->last_probe;
+		struct probe_point bypath = *pp;
+		struct pp_comp c0 = *pp->comps;
 		int n;
 
 		path = find_program(e->s, arena_printf(&e->s->arena,
@@ -1951,8 +1967,13 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				   "process", (long long)a->num);
 			return -1;
 		}
-		n = functions(e, pp, tmpl, path, pattern == 58 ? FN_INLINE :
-			      (enum fn_kind)(pattern - 19));
+		c0.arg = ast_expr(e->s, E_STR, &a->loc);
+		c0.arg->str = path;
+		c0.arg->len = (unsigned)strlen(path);
+		bypath.comps = &c0;
+		n = pattern == 62 ? labels(e, &bypath, tmpl, path) :
+		    functions(e, &bypath, tmpl, path, pattern == 58 ?
+			      FN_INLINE : (enum fn_kind)(pattern - 19));
 		for (struct dprobe *p = before ? before->next : e->prog->probes;
 		     n > 0 && p; p = p->next)
 			p->pid = a->num;
@@ -1967,7 +1988,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 			   "'%s'", pp->comps->arg->str);
 		return -1;
 	}
-	if ((pattern >= 30 && pattern < 48) || pattern == 56)
+	if ((pattern >= 30 && pattern < 48) || pattern == 56 || pattern == 60)
 		return libraries(e, pp, pattern, tmpl, path);
 	return resolve_path(e, pp, pattern, tmpl, path);
 }

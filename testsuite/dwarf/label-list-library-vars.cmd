@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'process("/bin/ls").library("libc.so.6").function("_int_malloc").label("use_top")'

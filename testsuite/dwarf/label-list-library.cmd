@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'process("/bin/ls").library("libc.so.6").function("__vfprintf_internal").label("do_form_*")'
