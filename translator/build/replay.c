@@ -175,6 +175,55 @@ static void put_line(FILE *f, const char *tag, const char *s)
 }
 
 
+static bool ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static bool ends_with(const char *s, const char *end, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return (size_t)(end - s) >= n && !memcmp(end - n, tail, n);
+}
+
+/* Does P (just after a NAME_MARK) name one of the module's files:
+ * NAME.ko, NAME.mod, NAME.o, then a character no name goes on with? */
+static bool file_suffix(const char *p)
+{
+	static const char *const sfx[] = { ".ko", ".mod", ".o", NULL };
+	size_t i, n;
+
+	for (i = 0; sfx[i]; i++) {
+		n = strlen(sfx[i]);
+		if (!strncmp(p, sfx[i], n) && !ident_char(p[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Is every NAME_MARK of the recipe TEXT where kbuild writes the module's
+ * name, and nowhere else? The name replaced is any the user gave (-m):
+ * "t" or "include" are also parts of flags and paths, and a recipe made
+ * with such a name would put another module's name there. */
+static bool marks_in_place(const char *text)
+{
+	const char *p = text, *after;
+
+	while ((p = strstr(p, NAME_MARK))) {
+		after = p + strlen(NAME_MARK);
+		if (ends_with(text, p, "KBUILD_MODNAME='\"") ? strncmp(after, "\"'", 2) :
+		    ends_with(text, p, "KBUILD_BASENAME='\"") ? strncmp(after, ".mod\"'", 6) :
+		    ends_with(text, p, "KBUILD_MODNAME=kmod_") ? ident_char(*after) :
+		    ends_with(text, p, FOLDER_MARK "/") || ends_with(text, p, FOLDER_MARK "/.") ||
+		    ends_with(text, p, "save .") ? !file_suffix(after) : true)
+			return false;
+		p = after;
+	}
+	return true;
+}
+
 int replay_capture(const struct replay_capture *c, FILE *err)
 {
 	DIR *d = opendir(c->dir);
@@ -249,6 +298,8 @@ int replay_capture(const struct replay_capture *c, FILE *err)
 		fprintf(f, "save %s %s\n", v[i].file, v[i].line);
 	}
 	fclose(f);
+	if (!why && !marks_in_place(buf))
+		why = "the module's name is also a part of other words in its commands";
 	if (why)
 		goto out;
 	/* through a temporary name: a reader never sees a part */

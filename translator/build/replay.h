@@ -21,8 +21,8 @@
 
 struct replay_capture {
 	const char *dir;	/* the build folder kbuild has just built */
-	const char *name;	/* the module's name (unique in the commands:
-				 * tapir_HASH) */
+	const char *name;	/* the module's name: nothing is kept when
+				 * it is also a part of other words there */
 	const char *cwd;	/* where make ran the commands */
 	const char *const *skip;	/* .cmd files that are not kbuild's */
 	const char *recipe;	/* write the commands here */
