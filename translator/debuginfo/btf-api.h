@@ -21,6 +21,12 @@ struct chain;
 bool btf_available(struct session *s);
 /* The file the kernel's BTF came from, or NULL. */
 const char *btf_kernel_path(struct session *s);
+/* The file the kernel's BTF would first be read from, or NULL; not
+ * parsed (a cache key). */
+const char *btf_kernel_file(struct session *s);
+/* The kernel's tracepoints can come from BTF: btf_available(), or the
+ * tracepoints cache has them (then no BTF is parsed to list them). */
+bool btf_tracepoints_available(struct session *s);
 void btf_free(struct session *s);
 
 /* Tracepoints whose name matches glob: one site each, sorted by name,
@@ -73,8 +79,16 @@ struct dwarf_access *btf_access(struct btf_ref *r, struct dwarf_access *a,
 				bool addr, const struct loc *l);
 /* A type by name ("struct file", "task_struct", "pid_t"). */
 bool btf_find_type(struct session *s, const char *name, uint32_t *id);
-/* A structure or union (after typedefs and qualifiers). */
-bool btf_is_aggregate(struct session *s, const struct dwarf_site *site,
-		      uint32_t type);
+/* The access a (base set by the caller: the slots of site's argument t)
+ * through chain, as btf_access(); without a chain, from what t knows
+ * when it knows it, which needs no BTF. */
+struct dwarf_access *btf_arg_access(struct btf_ref *r, struct dwarf_access *a,
+				    const struct trace_arg *t,
+				    const struct chain *chain, bool addr,
+				    const struct loc *l);
+/* Whether site's argument t is a structure or union (after typedefs and
+ * qualifiers). */
+bool btf_arg_is_aggregate(struct session *s, const struct dwarf_site *site,
+			  const struct trace_arg *t);
 
 #endif

@@ -49,6 +49,9 @@ struct btf_ctx {
 	bool tried;
 	struct btf *btf;
 	const char *path;
+	const char *file;		/* btf_kernel_file()'s, "": none */
+	struct strmap sites;		/* "" or a module -> its cached
+					 * tracepoints (struct tp_cache) */
 	struct strmap events;		/* tracepoint -> its event's system */
 	bool events_loaded;
 	struct strmap mods;		/* module -> its split BTF, or the
@@ -176,22 +179,32 @@ static struct btf *parse_btf(const char *path)
 	return t;
 }
 
-static struct btf *kernel_btf(struct session *s)
+/* The files the kernel's BTF may come from, in order: tries[], n of
+ * them (to free). */
+static int btf_candidates(struct session *s, char *tries[3])
 {
-	struct btf_ctx *b = ctx(s);
 	struct kconfig *k = kconfig_get(s);
 	struct utsname u;
-	char *tries[3];
 	int n = 0;
 
-	if (b->tried)
-		return b->btf;
-	b->tried = true;
 	if (k->build_dir)
 		tries[n++] = xasprintf("%s/vmlinux", k->build_dir);
 	tries[n++] = xasprintf("/usr/lib/debug/boot/vmlinux-%s", k->release);
 	if (uname(&u) == 0 && strcmp(u.release, k->release) == 0)
 		tries[n++] = xstrdup("/sys/kernel/btf/vmlinux");
+	return n;
+}
+
+static struct btf *kernel_btf(struct session *s)
+{
+	struct btf_ctx *b = ctx(s);
+	char *tries[3];
+	int n;
+
+	if (b->tried)
+		return b->btf;
+	b->tried = true;
+	n = btf_candidates(s, tries);
 	for (int i = 0; i < n; i++) {
 		if (!b->btf && access(tries[i], R_OK) == 0) {
 			struct btf *t = parse_btf(tries[i]);
@@ -208,10 +221,35 @@ static struct btf *kernel_btf(struct session *s)
 	return b->btf;
 }
 
+const char *btf_kernel_file(struct session *s)
+{
+	struct btf_ctx *b = ctx(s);
+	char *tries[3];
+	int n;
+
+	if (!b->file) {
+		n = btf_candidates(s, tries);
+		b->file = "";
+		for (int i = 0; i < n; i++) {
+			if (!*b->file && access(tries[i], R_OK) == 0)
+				b->file = arena_strdup(&s->arena, tries[i]);
+			free(tries[i]);
+		}
+	}
+	return *b->file ? b->file : NULL;
+}
+
+static struct btf *module_btf(struct session *s, const char *module,
+			      const char *path);
+
 /* The BTF a site's types are ids of: its module's, else the kernel's. */
 static struct btf *site_btf(struct session *s, const struct dwarf_site *site)
 {
-	return site && site->btf_split ? site->btf_split : kernel_btf(s);
+	if (site && site->btf_split)
+		return site->btf_split;
+	if (site && site->btf_ko)
+		return module_btf(s, site->module, site->btf_ko);
+	return kernel_btf(s);
 }
 
 bool btf_available(struct session *s)
@@ -399,9 +437,6 @@ static const char *proto_type(struct session *s, struct btf *btf, uint32_t id,
 
 /* ---- functions ---- */
 
-static struct btf *module_btf(struct session *s, const char *module,
-			      const char *path);
-
 /* The function named name among a split BTF's own types (from first). */
 static int32_t own_function(struct btf *btf, uint32_t first, const char *name)
 {
@@ -556,6 +591,31 @@ static uint32_t *iterator_ids(struct session *s, struct btf *btf,
 	return l.v;
 }
 
+/* What reading the whole of argument a gives, as finish() finds it. */
+static void arg_value(struct session *s, struct btf *btf, struct trace_arg *a)
+{
+	uint32_t id = a->btf_type;
+	const struct btf_type *t = peel(btf, &id);
+	int64_t size;
+
+	a->type_name = type_name(s, btf, a->btf_type);
+	if (!t)
+		return;
+	if (btf_is_composite(t)) {
+		a->kind = TARG_AGGREGATE;
+		return;
+	}
+	if (!btf_is_int(t) && !btf_is_any_enum(t) && !btf_is_ptr(t))
+		return;
+	size = btf_is_ptr(t) ? 8 : btf__resolve_size(btf, id);
+	if (size <= 0 || size > 8)
+		return;
+	a->kind = TARG_SCALAR;
+	a->value_size = (unsigned)size;
+	a->value_pointer = btf_is_ptr(t);
+	a->value_signed = int_signed(t);
+}
+
 /* The tracepoints like glob among the types of btf from id first on:
  * those of module (NULL: the kernel), whose system is sys (NULL: their
  * events' in events, NULL: the kernel's, else their headers'). */
@@ -598,6 +658,7 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 				break;
 			a->slot = (unsigned)slot;
 			a->btf_type = p[k].type;
+			arg_value(s, btf, a);
 			slot += (int)(a->size + 7) / 8;
 		}
 		if (k < btf_vlen(fp))
@@ -635,19 +696,223 @@ static int scan_tracepoints(struct session *s, struct btf *btf,
 	return n;
 }
 
+/* ---- the tracepoints cache ----
+ *
+ * Listing kernel.trace("*") parsed the BTF of the kernel and of the 43
+ * modules that define tracepoints: half of such a session. What the
+ * listing makes of them is kept in the trace systems cache (tpsys.c,
+ * keyed on the BTF's file and the modules'): the map "tps1" (a module's:
+ * "tps1:MODULE"), an entry a tracepoint, NAME -> its system then each
+ * argument, after a US (0x1f), as fields apart by RS (0x1e): name, C
+ * type, size, BTF type id, kind, signed, pointer, value size, type name;
+ * "!" when there is no BTF. Sites read from it parse no BTF until an
+ * access needs the types ($prev->pid, @cast, -L).
+ */
+#define TPS_MAP "tps1"
+#define US "\x1f"
+#define RS "\x1e"
+
+struct tp_cache {
+	struct strmap *map;
+	bool filled;
+};
+
+static struct tp_cache *tp_cache(struct session *s, const char *module)
+{
+	struct btf_ctx *b = ctx(s);
+	const char *key = module ? module : "";
+	struct tp_cache *c = strmap_get(&b->sites, key);
+
+	if (!c) {
+		c = ANEW(&s->arena, struct tp_cache);
+		c->map = dwarf_tpsys_map(s, module ?
+				arena_printf(&s->arena, TPS_MAP ":%s", module) :
+				TPS_MAP, &c->filled);
+		strmap_add(&s->arena, &b->sites, arena_strdup(&s->arena, key),
+			   c);
+	}
+	return c;
+}
+
+/* Keep n sites (n < 0: there is no BTF) in c. */
+static void keep_sites(struct session *s, struct tp_cache *c,
+		       struct dwarf_site **sites, int n)
+{
+	c->filled = true;
+	if (n < 0) {
+		strmap_add(&s->arena, c->map, "!", "");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct dwarf_site *site = sites[i];
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			continue;
+		fputs(site->tp_system, f);
+		for (int k = 0; k < site->ntargs; k++) {
+			const struct trace_arg *a = &site->targs[k];
+
+			fprintf(f, US "%s" RS "%s" RS "%u" RS "%u" RS "%d" RS
+				"%d" RS "%d" RS "%u" RS "%s", a->name, a->ctype,
+				a->size, a->btf_type, (int)a->kind,
+				a->value_signed, a->value_pointer,
+				a->value_size,
+				a->type_name ? a->type_name : "");
+		}
+		fclose(f);
+		strmap_add(&s->arena, c->map, site->tracepoint,
+			   arena_strdup(&s->arena, buf));
+		free(buf);
+	}
+}
+
+static bool uint_field(char **p, unsigned *v)
+{
+	char *f = strsep(p, RS), *end;
+	unsigned long x;
+
+	if (!f || !*f)
+		return false;
+	x = strtoul(f, &end, 10);
+	*v = (unsigned)x;
+	return !*end && x <= 0xffffffffUL;
+}
+
+/* The site of tracepoint name from its entry text, or NULL. */
+static struct dwarf_site *cached_site(struct session *s, const char *module,
+				      const char *ko, const char *name,
+				      const char *text)
+{
+	char *p = arena_strdup(&s->arena, text), *arg;
+	struct dwarf_site *site = ANEW(&s->arena, struct dwarf_site);
+	struct trace_arg *args;
+	unsigned slot = 0;
+	int n = 0;
+
+	for (const char *q = text; (q = strchr(q, US[0])); q++)
+		n++;
+	args = arena_alloc(&s->arena, (size_t)(n + 1) * sizeof(*args));
+	site->tp_system = strsep(&p, US);
+	for (int k = 0; k < n; k++) {
+		struct trace_arg *a = &args[k];
+		unsigned kind, sgn, ptr;
+
+		arg = strsep(&p, US);
+		a->name = strsep(&arg, RS);
+		a->ctype = strsep(&arg, RS);
+		if (!a->name || !*a->name || !a->ctype || !*a->ctype ||
+		    !uint_field(&arg, &a->size) ||
+		    !uint_field(&arg, &a->btf_type) ||
+		    !uint_field(&arg, &kind) || kind > TARG_AGGREGATE ||
+		    !uint_field(&arg, &sgn) || !uint_field(&arg, &ptr) ||
+		    !uint_field(&arg, &a->value_size) || !arg ||
+		    strchr(arg, RS[0]))
+			return NULL;
+		a->kind = kind;
+		a->value_signed = sgn;
+		a->value_pointer = ptr;
+		a->type_name = *arg ? arg : NULL;
+		a->slot = slot;
+		slot += (a->size + 7) / 8;
+	}
+	site->module = module ? module : "kernel";
+	site->function = arena_printf(&s->arena, "__traceiter_%s", name);
+	site->tracepoint = site->function + 12;
+	site->btf_ko = ko;
+	site->targs = args;
+	site->ntargs = n;
+	site->nslots = (int)slot;
+	site->btf = true;
+	return site;
+}
+
+struct cached {
+	struct session *s;
+	const char *module, *ko, *glob;
+	struct dwarf_site **v;
+	int n;
+	bool bad;
+};
+
+static void cached_entry(const char *key, void *value, void *arg)
+{
+	struct cached *c = arg;
+	struct dwarf_site *site;
+
+	if (c->bad || strcmp(key, "!") == 0 || fnmatch(c->glob, key, 0) != 0)
+		return;
+	site = cached_site(c->s, c->module, c->ko, key, value);
+	if (!site) {
+		c->bad = true;
+		return;
+	}
+	c->v = xrealloc(c->v, (size_t)(c->n + 1) * sizeof(*c->v));
+	c->v[c->n++] = site;
+}
+
+/* The sites of cache tc like glob, sorted by name; -1 when the cache
+ * has no sites but "!", -2 when an entry cannot be read. */
+static int cached_sites(struct session *s, struct tp_cache *tc,
+			const char *module, const char *ko, const char *glob,
+			struct dwarf_site ***out)
+{
+	struct cached c = { s, module, ko, glob, NULL, 0, false };
+
+	if (strmap_get(tc->map, "!"))
+		return -1;
+	strmap_each(tc->map, cached_entry, &c);
+	if (c.bad) {
+		free(c.v);
+		return -2;
+	}
+	if (c.n)
+		qsort(c.v, (size_t)c.n, sizeof(*c.v), site_cmp);
+	*out = arena_alloc(&s->arena, (size_t)(c.n + 1) * sizeof(**out));
+	if (c.n)
+		memcpy(*out, c.v, (size_t)c.n * sizeof(*c.v));
+	free(c.v);
+	return c.n;
+}
+
+bool btf_tracepoints_available(struct session *s)
+{
+	struct tp_cache *c = tp_cache(s, NULL);
+
+	if (c->filled)
+		return !strmap_get(c->map, "!");
+	if (btf_available(s))
+		return true;	/* btf_tracepoints() fills it */
+	keep_sites(s, c, NULL, -1);
+	return false;
+}
+
 int btf_tracepoints(struct session *s, const char *glob,
 		    struct dwarf_site ***out, const char **why)
 {
-	struct btf *btf = kernel_btf(s);
+	struct tp_cache *c = tp_cache(s, NULL);
+	struct dwarf_site **all = NULL;
+	int n;
 
 	*out = NULL;
-	if (!btf) {
+	if (!c->filled) {
+		struct btf *btf = kernel_btf(s);
+
+		n = btf ? scan_tracepoints(s, btf, 1, NULL, NULL, NULL, "*",
+					   &all) : -1;
+		keep_sites(s, c, all, n);
+	}
+	n = cached_sites(s, c, NULL, NULL, glob, out);
+	if (n == -2 && kernel_btf(s))	/* a bad entry: read the BTF */
+		n = scan_tracepoints(s, kernel_btf(s), 1, NULL, NULL, NULL,
+				     glob, out);
+	if (n < 0)
 		*why = arena_printf(&s->arena, "no debuginfo and no BTF for "
 				    "kernel %s (install the %s package)",
 				    kconfig_get(s)->release, dwarf_package(s));
-		return -1;
-	}
-	return scan_tracepoints(s, btf, 1, NULL, NULL, NULL, glob, out);
+	return n < 0 ? -1 : n;
 }
 
 /* The module's BTF, split over the kernel's: parsed once. */
@@ -696,24 +961,44 @@ static const struct strmap *module_events(struct session *s,
 	return m;
 }
 
-int btf_module_tracepoints(struct session *s, const char *module,
-			   const char *path, const char *glob,
-			   struct dwarf_site ***out, const char **why)
+/* The tracepoints like glob of module, in its BTF: -1 without it. */
+static int scan_module(struct session *s, const char *module,
+		       const char *path, const char *glob,
+		       struct dwarf_site ***out)
 {
 	struct btf *btf = module_btf(s, module, path);
 	const char *sys;
 
-	*out = NULL;
-	if (!btf) {
-		*why = arena_printf(&s->arena, "no BTF for module '%s' (%s)",
-				    module, path);
+	if (!btf)
 		return -1;
-	}
 	sys = dwarf_file_system(s, module, path);
 	return scan_tracepoints(s, btf, btf__type_cnt(kernel_btf(s)), module,
 				*sys ? sys : NULL,
 				*sys ? NULL : module_events(s, module, path),
 				glob, out);
+}
+
+int btf_module_tracepoints(struct session *s, const char *module,
+			   const char *path, const char *glob,
+			   struct dwarf_site ***out, const char **why)
+{
+	struct tp_cache *c = tp_cache(s, module);
+	struct dwarf_site **all = NULL;
+	int n;
+
+	*out = NULL;
+	if (!c->filled) {
+		n = scan_module(s, module, path, "*", &all);
+		keep_sites(s, c, all, n);
+	}
+	n = cached_sites(s, c, module, arena_strdup(&s->arena, path), glob,
+			 out);
+	if (n == -2)		/* a bad entry: read the BTF */
+		n = scan_module(s, module, path, glob, out);
+	if (n < 0)
+		*why = arena_printf(&s->arena, "no BTF for module '%s' (%s)",
+				    module, path);
+	return n < 0 ? -1 : n;
 }
 
 void btf_list_vars(struct session *s, FILE *out, const struct dwarf_site *site)
@@ -1053,11 +1338,34 @@ bool btf_find_type(struct session *s, const char *name, uint32_t *id)
 }
 
 /* Whether a $$parms entry prints as {...} (a structure or union). */
-bool btf_is_aggregate(struct session *s, const struct dwarf_site *site,
-		      uint32_t type)
+bool btf_arg_is_aggregate(struct session *s, const struct dwarf_site *site,
+			  const struct trace_arg *a)
 {
-	struct btf *btf = site_btf(s, site);
-	const struct btf_type *t = btf ? peel(btf, &type) : NULL;
+	uint32_t type = a->btf_type;
+	struct btf *btf;
+	const struct btf_type *t;
 
+	if (a->kind != TARG_UNKNOWN)
+		return a->kind == TARG_AGGREGATE;
+	btf = site_btf(s, site);
+	t = btf ? peel(btf, &type) : NULL;
 	return t && btf_is_composite(t);
+}
+
+struct dwarf_access *btf_arg_access(struct btf_ref *r, struct dwarf_access *a,
+				    const struct trace_arg *t,
+				    const struct chain *chain, bool addr,
+				    const struct loc *l)
+{
+	if (chain || addr || t->kind != TARG_SCALAR)
+		return btf_access(r, a, t->btf_type, chain, addr, l);
+	/* what finish() makes of it, from the site alone */
+	a->type = t->type_name;
+	a->result = DWARF_RES_INT;
+	a->size = t->value_size;
+	a->pointer = t->value_pointer;
+	a->is_signed = t->value_signed;
+	a->steps = arena_alloc(&r->s->arena, sizeof(*a->steps));
+	a->nsteps = 0;
+	return a;
 }

@@ -102,6 +102,9 @@ struct dwarf_site {
 	void *btf_split;		/* a module's BTF (struct btf *, split
 					 * over the kernel's), NULL: the
 					 * kernel's */
+	const char *btf_ko;		/* else a module's .ko, whose BTF is
+					 * parsed on first need (a site from
+					 * the tracepoints cache) */
 	uint32_t btf_ret;		/* a BTF function's return type (0:
 					 * void); its targs' slot is the
 					 * DWARF number of the argument's
@@ -133,6 +136,12 @@ struct trace_arg {
 	unsigned size;		/* bytes */
 	unsigned slot;		/* its first slot */
 	uint32_t btf_type;	/* from BTF (btf-api.h): its type id */
+	/* from BTF, what reading the whole argument gives, known without
+	 * the BTF (btf_arg_access()): */
+	enum { TARG_UNKNOWN, TARG_SCALAR, TARG_AGGREGATE } kind;
+	bool value_signed, value_pointer;
+	unsigned value_size;
+	const char *type_name;	/* "struct task_struct*", or NULL */
 };
 
 /* What a point asks for. */

@@ -150,6 +150,11 @@ const char *dwarf_source_tree(struct session *s);
  * is what is written back when the session ends. */
 bool dwarf_tpsys_load(struct session *s, const char *name,
 		      struct strmap *into);
+/* The cached map NAME itself, *hit true, else an empty one for the caller
+ * to fill (*hit false); either way the map written back. For a large
+ * map, which dwarf_tpsys_load() would copy. */
+struct strmap *dwarf_tpsys_map(struct session *s, const char *name,
+			       bool *hit);
 /* A map given to dwarf_tpsys_load() has grown: write it back. */
 void dwarf_tpsys_changed(struct session *s);
 /* Write the cache if it changed, and free it (dwarf_free()). */

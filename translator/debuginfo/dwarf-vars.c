@@ -1306,7 +1306,7 @@ static struct dwarf_access *btf_target(struct vctx *v, struct dwarf_access *a,
 		return NULL;
 	}
 	slot_base(v, a, v->site->targs[i].slot);
-	return btf_access(&r, a, v->site->targs[i].btf_type, chain, addr, l);
+	return btf_arg_access(&r, a, &v->site->targs[i], chain, addr, l);
 }
 
 /* A tracepoint's argument: memory at slot * 8 from the handler's

@@ -418,7 +418,7 @@ static struct expr *btf_ctxvar(struct vctx *v, struct expr *x)
 		bool saved = v->trial, failed = v->failed;
 
 		fprintf(m.f, "%s%s=", i ? " " : "", n);
-		if (btf_is_aggregate(v->s, site, site->targs[i].btf_type)) {
+		if (btf_arg_is_aggregate(v->s, site, &site->targs[i])) {
 			fputs("{...}", m.f);
 			continue;
 		}

@@ -18,9 +18,12 @@
  * and the file is written anew when the session ends (dwarf_free()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "btf-api.h"
 #include "dwarf-internal.h"
@@ -50,7 +53,7 @@ static void add_name(struct session *s, struct tpsys *t, const char *name)
 static char *cache_path(struct session *s)
 {
 	struct dwarf_unit *u = dwarf_unit_for(s, NULL);
-	const char *tree = dwarf_source_tree(s), *btf = btf_kernel_path(s);
+	const char *tree = dwarf_source_tree(s), *btf = btf_kernel_file(s);
 	struct sha256 h;
 	char *dir;
 
@@ -65,27 +68,51 @@ static char *cache_path(struct session *s)
 	return dwarf_cache_file(&h, "tpsys", "map");
 }
 
-struct reading {
-	struct session *s;
-	struct tpsys *t;
-	struct strmap *m;	/* the map being read */
-};
-
-static void read_line(void *arg, char *line)
+/* Read the file at t->path: its text is kept in the arena, split in
+ * place into the maps' keys and values (some 6,000 lines, 400 KB for
+ * a kernel.trace("*") session: a copy of each was a tenth of it). */
+static void read_file(struct session *s, struct tpsys *t)
 {
-	struct reading *r = arg;
-	struct session *s = r->s;
-	char *tab;
+	size_t len = 0, magic = strlen(TPSYS_MAGIC);
+	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	char *text = NULL, *line, *end, *tab;
+	struct strmap *m = NULL;
+	struct stat st;
 
-	if (line[0] == '@') {
-		add_name(s, r->t, line + 1);
-		r->m = ANEW(&s->arena, struct strmap);
-		strmap_add(&s->arena, &r->t->file,
-			   arena_strdup(&s->arena, line + 1), r->m);
-	} else if (r->m && (tab = strchr(line, '\t'))) {
-		*tab = '\0';
-		strmap_add(&s->arena, r->m, arena_strdup(&s->arena, line),
-			   arena_strdup(&s->arena, tab + 1));
+	/* read straight into the arena: a copy, or a buffer grown by
+	 * doubling, were page faults, which cost here */
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+		text = arena_alloc(&s->arena, (size_t)st.st_size + 1);
+		while (len < (size_t)st.st_size) {
+			ssize_t n = read(fd, text + len,
+					 (size_t)st.st_size - len);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!text || len <= magic ||
+	    strncmp(text, TPSYS_MAGIC "\n", magic + 1) != 0)
+		return;
+	text[len] = '\0';
+	for (line = text + magic + 1; line < text + len; line = end + 1) {
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;	/* the last, cut short */
+		*end = '\0';
+		if (line[0] == '@') {
+			add_name(s, t, line + 1);
+			m = ANEW(&s->arena, struct strmap);
+			strmap_add(&s->arena, &t->file, line + 1, m);
+		} else if (m && (tab = strchr(line, '\t'))) {
+			*tab = '\0';
+			strmap_add(&s->arena, m, line, tab + 1);
+		}
 	}
 }
 
@@ -94,11 +121,9 @@ static struct tpsys *tpsys(struct session *s)
 	struct dwarf_ctx *c = dwarf_ctx(s);
 
 	if (!c->tpsys) {
-		struct reading r = { s, NULL, NULL };
-
-		c->tpsys = r.t = xcalloc(1, sizeof(*c->tpsys));
+		c->tpsys = xcalloc(1, sizeof(*c->tpsys));
 		c->tpsys->path = cache_path(s);
-		kf_read_lines(c->tpsys->path, TPSYS_MAGIC, read_line, &r);
+		read_file(s, c->tpsys);
 	}
 	return c->tpsys;
 }
@@ -128,6 +153,27 @@ bool dwarf_tpsys_load(struct session *s, const char *name,
 	}
 	t->dirty = true;	/* the caller reads it: worth keeping */
 	return false;
+}
+
+struct strmap *dwarf_tpsys_map(struct session *s, const char *name,
+			       bool *hit)
+{
+	struct tpsys *t = tpsys(s);
+	struct strmap *m = strmap_get(&t->live, name);
+	struct strmap *f = strmap_get(&t->file, name);
+
+	*hit = f != NULL;
+	if (!m)
+		m = f;
+	if (!m) {
+		m = ANEW(&s->arena, struct strmap);
+		t->dirty = true;
+	}
+	add_name(s, t, name);
+	if (!strmap_get(&t->live, name))
+		strmap_add(&s->arena, &t->live, arena_strdup(&s->arena, name),
+			   m);
+	return m;
 }
 
 void dwarf_tpsys_changed(struct session *s)

@@ -43,7 +43,8 @@ static int tracepoints(struct session *s, const char *sys, const char *glob,
 	/* BTF first, even beside the debuginfo: the same prototypes and
 	 * types, without opening (and relocating) the DWARF of every
 	 * module that defines tracepoints */
-	bool dwarf = !btf_available(s) && dwarf_available(s, NULL), kernel_ok;
+	bool dwarf = !btf_tracepoints_available(s) &&
+		    dwarf_available(s, NULL), kernel_ok;
 	size_t nmods = dwarf ? dwarf_tracepoint_modules(s, &mods) :
 		       dwarf_btf_tracepoint_modules(s, &mods, &paths);
 	struct dwarf_site **v, **all;
