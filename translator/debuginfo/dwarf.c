@@ -2293,12 +2293,100 @@ static size_t match_names(struct fn_index *idx, const char *pat,
 }
 
 static void symbol_sites(struct finder *f);
+static int u64_cmp(const void *a, const void *b);
+static bool index_has(const struct fn_index *idx, const char *name);
+static void build_covered(struct dwarf_unit *u);
+
+/* The unit's function symbols, and the entries of its DWARF functions. */
+static void load_covered(struct dwarf_unit *u)
+{
+	if (!u->syms_loaded)
+		load_symbols(u);
+	if (!u->covered_built)
+		build_covered(u);
+}
+
+static bool name_matches(const char *pat, bool wild, const char *name)
+{
+	return wild ? fnmatch(pat, name, 0) == 0 : strcmp(pat, name) == 0;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a;
+	uintptr_t y = (uintptr_t)*(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A symbol that DWARF does not name but whose address starts a DWARF
+ * function is another name of that function: x86's SYSCALL_DEFINE0
+ * makes __x64_sys_getppid an alias of __do_sys_getppid. As in stap,
+ * a pattern that matches the alias probes the function, under its
+ * DWARF name and with its variables. Adds those functions' entries to
+ * v (n of them), once each; returns the new count.
+ */
+static size_t alias_entries(struct finder *f, const struct fn_entry ***pv,
+			    size_t n)
+{
+	struct dwarf_unit *u = f->u;
+	struct fn_index *idx = &u->idx;
+	const char *pat = f->q->function;
+	bool wild = has_wild(pat);
+	uint64_t *addr = NULL;
+	size_t na = 0, acap = 0, cap = n;
+
+	load_covered(u);
+	for (size_t i = 0; i < u->nsyms; i++) {
+		const struct fsym *sym = &u->syms[i];
+
+		if (!name_matches(pat, wild, sym->name))
+			continue;
+		if (!bsearch(&sym->addr, u->covered, u->ncovered,
+			     sizeof(*u->covered), u64_cmp) ||
+		    index_has(idx, sym->name))
+			continue;
+		if (na == acap) {
+			acap = acap ? acap * 2 : 16;
+			addr = xrealloc(addr, acap * sizeof(*addr));
+		}
+		addr[na++] = sym->addr;
+	}
+	if (!na)
+		return n;
+	qsort(addr, na, sizeof(*addr), u64_cmp);
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct fn_entry *e = &idx->v[i];
+
+		if (!(e->flags & FN_CODE) || !e->entry ||
+		    ((e->flags & FN_ORIGIN) && !origin_counts(u, e)) ||
+		    !bsearch(&e->entry, addr, na, sizeof(*addr), u64_cmp))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*pv = xrealloc(*pv, cap * sizeof(**pv));
+		}
+		(*pv)[n++] = e;
+	}
+	free(addr);
+	/* once each: the function's own name may have matched too */
+	qsort(*pv, n, sizeof(**pv), ptr_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!w || (*pv)[w - 1] != (*pv)[i])
+			(*pv)[w++] = (*pv)[i];
+	return w;
+}
 
 static void unit_sites(struct finder *f)
 {
 	struct fn_index *idx = unit_index(f->s, f->u);
 	const struct fn_entry **v;
 	size_t n = match_names(idx, f->q->function, &v);
+
+	if (!f->q->statement && !f->q->inline_only)
+		n = alias_entries(f, &v, n);
 
 	if (f->q->file) {
 		size_t w = 0;
@@ -2391,17 +2479,13 @@ static void symbol_sites(struct finder *f)
 
 	if (q->file || q->statement || q->inline_only)
 		return;
-	if (!u->syms_loaded)
-		load_symbols(u);
-	if (!u->covered_built)
-		build_covered(u);
+	load_covered(u);
 	for (size_t i = 0; i < u->nsyms; i++) {
 		const struct fsym *sym = &u->syms[i];
 		struct dwarf_site *site;
 		const char *bl;
 
-		if (wild ? fnmatch(q->function, sym->name, 0) != 0 :
-			   strcmp(q->function, sym->name) != 0)
+		if (!name_matches(q->function, wild, sym->name))
 			continue;
 		if (i && u->syms[i - 1].addr == sym->addr)
 			continue;	/* an alias of the previous one */

@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("__x64_sys_getppid").return'

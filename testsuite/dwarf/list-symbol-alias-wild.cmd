@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kernel.function("__x64_sys_get*")'
