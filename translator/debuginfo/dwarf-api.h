@@ -80,6 +80,8 @@ struct dwarf_site {
 	const char *reloc_base;	/* "_stext" or the module's ".text" */
 	uint64_t reloc_offset;
 	bool inlined;		/* an inline instance */
+	const struct dwarf_site *caller;	/* .callee(...): the site it
+						 * is inlined in, else NULL */
 	bool is_return;		/* a .return probe */
 	bool blacklisted;	/* refused by the kernel's kprobe blacklist
 				 * (NOKPROBE_SYMBOL, __kprobes, noinstr,
@@ -177,6 +179,14 @@ Elf *dwarf_kernel_elf(struct session *s);
  * such module). 0 sites: *why may say why (blacklisted). */
 int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 		     struct dwarf_site ***out, const char **why);
+
+/* The inline callees matching the glob pat (a name) inside the callers'
+ * code (.callee(PAT)), depth levels down (.callees(N)), in DIE order,
+ * each with its caller; q says .return. Returns the count (sites in
+ * *out, arena-allocated). */
+int dwarf_find_callees(struct session *s, const struct dwarf_query *q,
+		       struct dwarf_site *const *callers, int ncallers,
+		       const char *pat, int depth, struct dwarf_site ***out);
 
 /* Parse "func@file:line" into q (function, file, line fields). false
  * with *why for a malformed one. */

@@ -2606,6 +2606,109 @@ int dwarf_find_sites(struct session *s, const struct dwarf_query *q,
 	return f.n;
 }
 
+/*
+ * .callee(PAT) and .callees(DEPTH): the callees of a caller site that
+ * the debuginfo places inside it, as stap 4.8 finds them. Those are the
+ * inline instances (DW_TAG_inlined_subroutine) in the caller's code,
+ * through its lexical blocks, that have a DW_AT_low_pc (one in several
+ * ranges is left out, as stap leaves it); .callees(N) goes on into the instances
+ * inside each instance, N levels in all. stap 4.8 also follows gcc's
+ * DWARF 4 call sites (DW_TAG_GNU_call_site) to out-of-line callees;
+ * the DWARF 5 that Debian's kernels are built with has DW_TAG_call_site
+ * instead, which it does not follow, so neither does Tapir (the same
+ * points, the same listing).
+ */
+struct callee_walk {
+	struct finder f;
+	struct fn_index *idx;
+	const char *pat;
+	Dwarf_Die cu;
+	const struct dwarf_site *top;
+};
+
+/* The index entry of an abstract origin (NULL when the index lacks it). */
+static const struct fn_entry *origin_entry(struct callee_walk *w,
+					   const char *name, uint64_t die)
+{
+	const struct fn_entry **v, *hit = NULL;
+	size_t n = match_names(w->idx, name, &v);
+
+	for (size_t i = 0; i < n && !hit; i++)
+		if (v[i]->die == die)
+			hit = v[i];
+	free(v);
+	return hit;
+}
+
+static void callees_in(struct callee_walk *w, Dwarf_Die *d,
+		       const struct dwarf_site *caller, int depth, int nest)
+{
+	Dwarf_Die c;
+
+	if (nest > 64 || dwarf_child(d, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Attribute a;
+		Dwarf_Die o;
+		Dwarf_Addr entry;
+		const struct fn_entry *e;
+		const char *name;
+		struct dwarf_site *site;
+
+		if (tag == DW_TAG_lexical_block) {
+			callees_in(w, &c, caller, depth, nest + 1);
+			continue;
+		}
+		/* (an instance in several ranges, without DW_AT_low_pc,
+		 * is not one stap 4.8 finds) */
+		if (tag != DW_TAG_inlined_subroutine ||
+		    !dwarf_hasattr(&c, DW_AT_low_pc) ||
+		    !dwarf_attr(&c, DW_AT_abstract_origin, &a) ||
+		    !dwarf_formref_die(&a, &o) || !(name = dwarf_diename(&o)) ||
+		    !die_entry(&c, &entry) ||
+		    !(e = origin_entry(w, name, dwarf_dieoffset(&o))))
+			continue;
+		site = NULL;
+		if (fnmatch(w->pat, name, 0) == 0) {
+			site = make_site(&w->f, &w->cu, &o, &c, e, entry, true);
+			if (site) {
+				site->top_die = w->top->top_die;
+				site->caller = caller;
+				site_add(&w->f, site);
+			}
+		}
+		if (depth > 1 && site)
+			callees_in(w, &c, site, depth - 1, nest + 1);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+int dwarf_find_callees(struct session *s, const struct dwarf_query *q,
+		       struct dwarf_site *const *callers, int ncallers,
+		       const char *pat, int depth, struct dwarf_site ***out)
+{
+	struct callee_walk w = { .f = { .s = s, .q = q }, .pat = pat };
+
+	for (int i = 0; i < ncallers; i++) {
+		const struct dwarf_site *caller = callers[i];
+		Dwarf_Die d;
+
+		if (caller->btf || !caller->unit || !caller->unit->dw ||
+		    !dwarf_offdie(caller->unit->dw, caller->cu_die, &w.cu) ||
+		    !dwarf_offdie(caller->unit->dw, caller->die, &d))
+			continue;
+		w.f.u = caller->unit;
+		w.idx = unit_index(s, caller->unit);
+		w.top = caller;
+		callees_in(&w, &d, caller, depth, 0);
+	}
+	*out = arena_alloc(&s->arena, (size_t)(w.f.n + 1) * sizeof(**out));
+	if (w.f.n)
+		memcpy(*out, w.f.v, (size_t)w.f.n * sizeof(**out));
+	free(w.f.v);
+	return w.f.n;
+}
+
 const char *dwarf_site_point(struct session *s, const struct dwarf_site *site,
 			     bool statement)
 {

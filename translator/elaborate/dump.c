@@ -205,7 +205,7 @@ static void derivation(FILE *out, const struct dprobe *p)
 	fputs(" /* <- ", out);
 	if (p->dwarf || p->uprobe_resolved) {
 		/* a label's probe derives from its point with the label */
-		fputs(p->label ? p->listed_as : p->name, out);
+		fputs(p->label || p->callee ? p->listed_as : p->name, out);
 		point_flag(out, p);
 		cond_suffix(out, p->cond, true);
 	} else {
@@ -689,14 +689,20 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	 * wildcard suffix ("tcp.receive.*") as the point it is, with its
 	 * '!' or '?' in the alias, as stap lists it */
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
-		if (!p->derived || !p->pn || p->mark || p->listed_as)
+		/* (a callee's listing is its point under its caller) */
+		const char **name = p->callee ? &p->listed_as : &p->name;
+
+		if (!p->derived || !p->pn || p->mark ||
+		    (p->listed_as && !p->callee))
 			continue;
-		if (!strpbrk(p->pn, "*?["))
-			p->name = p->pn;
-		else if (p->written && p->written->sufficient)
-			p->name = arena_printf(&s->arena, "%s!", p->name);
-		else if (p->written && p->written->optional)
-			p->name = arena_printf(&s->arena, "%s?", p->name);
+		if (!strpbrk(p->pn, "*?[")) {
+			if (!p->callee)
+				p->name = p->pn;
+		} else if (p->written && p->written->sufficient) {
+			*name = arena_printf(&s->arena, "%s!", *name);
+		} else if (p->written && p->written->optional) {
+			*name = arena_printf(&s->arena, "%s?", *name);
+		}
 	}
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		e.fn = NULL;

@@ -27,6 +27,11 @@ static const char *const patterns[] = {
 	"kernel.function(s).return.maxactive(n)",
 	"kernel.function(s).call.return",
 	"kernel.function(s).inline",
+	"kernel.function(s).callee(s)",
+	"kernel.function(s).callee(s).call",
+	"kernel.function(s).callee(s).return",
+	"kernel.function(s).callees",
+	"kernel.function(s).callees(n)",
 	"kernel.function(s).label(s)",
 	"kernel.statement(s)",
 	"kernel.statement(n).absolute",
@@ -36,6 +41,11 @@ static const char *const patterns[] = {
 	"module(s).function(s).return",
 	"module(s).function(s).return.maxactive(n)",
 	"module(s).function(s).inline",
+	"module(s).function(s).callee(s)",
+	"module(s).function(s).callee(s).call",
+	"module(s).function(s).callee(s).return",
+	"module(s).function(s).callees",
+	"module(s).function(s).callees(n)",
 	"module(s).function(s).label(s)",
 	"module(s).statement(s)",
 	NULL
@@ -205,6 +215,91 @@ static struct dprobe *label_probe(struct elab *e, const struct probe_point *pp,
 	return p;
 }
 
+/* A site as its point names it: "vfs_read@fs/read_write.c:450". */
+static const char *site_text(struct session *s, const struct dwarf_site *site,
+			     int line)
+{
+	if (!site->decl_file)
+		return site->function;
+	if (!line)
+		return arena_printf(&s->arena, "%s@%s", site->function,
+				    site->decl_file);
+	return arena_printf(&s->arena, "%s@%s:%d", site->function,
+			    site->decl_file, line);
+}
+
+/*
+ * .callee(PAT), .callees, .callees(DEPTH): a probe on each inline
+ * instance of a matching callee inside the callers' code (dwarf.c says
+ * which stap 4.8 finds). As stap names them, the probe and pp() are the
+ * callee's own point (kernel.function("add_rchar@...").return), and -l,
+ * pn() and the -p2 derivation its point under its caller:
+ * kernel.function("vfs_read@...").callee("add_rchar@...").return.
+ */
+static int callee_probes(struct elab *e, const struct probe_point *pp,
+			 const struct dprobe *tmpl, struct dwarf_query *q,
+			 struct dwarf_site **callers, int ncallers)
+{
+	struct session *s = e->s;
+	bool module = strcmp(pp->comps->name, "module") == 0;
+	const struct pp_comp *modc = module ? pp->comps : NULL;
+	const struct pp_comp *fc = pp->comps->next, *cc = fc->next;
+	bool many = strcmp(cc->name, "callees") == 0;
+	const char *pat = many ? "*" : cc->arg->str;
+	int depth = many && cc->arg ? (int)cc->arg->num : 1;
+	struct dwarf_site **sites;
+	int n;
+
+	if (depth < 1) {
+		elab_error(e, &cc->arg->loc, "the depth of .callees(N) must "
+			   "be at least 1");
+		return -1;
+	}
+	n = dwarf_find_callees(s, q, callers, ncallers, pat, depth, &sites);
+	if (n == 0) {
+		elab_error(e, many ? &fc->arg->loc : &cc->arg->loc, "no "
+			   "inline callee of %s function '%s' matches '%s'",
+			   module ? "module" : "kernel", fc->arg->str, pat);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct dwarf_site *site = sites[i];
+		const char *text = site_text(s, site, site->decl_line);
+		struct probe_point *own, *under;
+		struct pp_comp **cp, *c;
+		struct dprobe *p;
+
+		/* the callee's own point: without the .callee component */
+		own = pp_concrete(s, pp, fc, text, modc, site->module);
+		for (cp = &own->comps->next; strcmp((*cp)->name, cc->name);
+		     cp = &(*cp)->next)
+			;
+		*cp = (*cp)->next;
+		/* under its caller: .callee("CALLEE"), also for .callees */
+		under = pp_concrete(s, pp, fc, site_text(s, site->caller,
+				    site->caller->decl_line), modc,
+				    site->module);
+		for (c = under->comps->next; strcmp(c->name, cc->name);
+		     c = c->next)
+			;
+		c->name = "callee";
+		c->arg = ast_expr(s, E_STR, &cc->loc);
+		c->arg->str = text;
+		c->arg->len = (unsigned)strlen(text);
+		p = probe_emit(e, tmpl, own);
+		p->listed_as = pp_text(s, under);
+		if (!tmpl->pn)
+			p->pn = p->listed_as;
+		p->callee = true;
+		p->dwarf = site;
+		p->symbol = site->symbol_offset ? NULL : site->symbol;
+		p->module = module ? site->module : NULL;
+		p->is_return = q->is_return;
+		p->maxactive = -1;
+	}
+	return n;
+}
+
 static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 		   const struct dprobe *tmpl)
 {
@@ -217,6 +312,7 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 				 NULL;
 	struct dwarf_query q;
 	struct dwarf_site **sites;
+	bool callee;
 	int n;
 
 	(void)pattern;	/* the components say which */
@@ -232,6 +328,15 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	q.exported = pp_has(pp, "exported");
 	q.is_return = pp_has(pp, "return");
 	q.label = pp_has(pp, "label") ? pp_arg(pp, 2)->str : NULL;
+	callee = pp_has(pp, "callee") || pp_has(pp, "callees");
+	if (callee) {
+		/* .call and .return are the callee's; the callers are every
+		 * site of the function */
+		if (!dwarf_available(s, NULL))
+			return needs_debuginfo(e, pp, module ? "module" :
+					       "kernel");
+		q.call = q.is_return = false;
+	}
 	if (!dwarf_parse_pattern(s, pat, &q, &why)) {
 		elab_error(e, &fc->arg->loc, "%s", why);
 		return -1;
@@ -266,16 +371,15 @@ static int resolve(struct elab *e, const struct probe_point *pp, int pattern,
 	}
 	if (n == 0)
 		return no_match(e, fc, &q, pat, why);
+	if (callee) {
+		q.is_return = pp_has(pp, "return");
+		return callee_probes(e, pp, tmpl, &q, sites, n);
+	}
 	for (int i = 0; i < n; i++) {
 		struct dwarf_site *site = sites[i];
 		struct dprobe *p;
-		int line = q.statement || q.label ? site->line :
-			   site->decl_line;
-		const char *text = !site->decl_file ? site->function : line ?
-			arena_printf(&s->arena, "%s@%s:%d", site->function,
-				     site->decl_file, line) :
-			arena_printf(&s->arena, "%s@%s", site->function,
-				     site->decl_file);
+		const char *text = site_text(s, site, q.statement || q.label ?
+					     site->line : site->decl_line);
 		if (site->label) {
 			p = label_probe(e, pp, tmpl, text, site);
 		} else {

@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'module("kvm").function("kvm_vcpu_ioctl").callees'

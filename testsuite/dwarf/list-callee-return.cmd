@@ -1,0 +1,1 @@
+-r "$RELEASE" -L 'kernel.function("vfs_read").callee("add_rchar").return'

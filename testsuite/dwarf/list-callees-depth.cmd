@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kernel.function("vfs_read").callees(2)'
