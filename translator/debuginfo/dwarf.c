@@ -1806,17 +1806,22 @@ struct finder {
 	bool *file_ok;			/* per file of the index, or NULL */
 };
 
+static void site_push(struct finder *f, struct dwarf_site *site)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
+	}
+	f->v[f->n++] = site;
+}
+
 static void site_add(struct finder *f, struct dwarf_site *site)
 {
 	/* an instance nested in another at the same address: one probe */
 	for (int i = f->n - 1; i >= 0 && f->v[i]->fn_die == site->fn_die; i--)
 		if (f->v[i]->pc == site->pc && f->v[i]->line == site->line)
 			return;
-	if (f->n == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
-	}
-	f->v[f->n++] = site;
+	site_push(f, site);
 }
 
 static void fill_reloc(struct finder *f, struct dwarf_site *site)
@@ -2672,10 +2677,13 @@ static void callees_in(struct callee_walk *w, Dwarf_Die *d,
 		site = NULL;
 		if (fnmatch(w->pat, name, 0) == 0) {
 			site = make_site(&w->f, &w->cu, &o, &c, e, entry, true);
+			/* (each instance is a callee of its own, also one
+			 * nested in another of the same function at the same
+			 * address, as stap lists them) */
 			if (site) {
 				site->top_die = w->top->top_die;
 				site->caller = caller;
-				site_add(&w->f, site);
+				site_push(&w->f, site);
 			}
 		}
 		if (depth > 1 && site)

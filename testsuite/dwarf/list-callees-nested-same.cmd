@@ -1,0 +1,1 @@
+-r "$XZ_RELEASE" -l 'kernel.function("vfs_read").callees(3)'
