@@ -197,6 +197,12 @@ static bool cond_reads_global(const struct expr *x)
 	       cond_reads_global(x->c);
 }
 
+/* A .callee(...) probe: listed_as and pn() name it under its caller. */
+static bool is_callee(const struct dprobe *p)
+{
+	return p->dwarf && p->dwarf->caller;
+}
+
 /* Where -p2 says a probe came from, as stap prints it: a DWARF probe
  * from its resolved point, any other from the aliases it came through
  * (innermost first) and the script probe's points, as written. */
@@ -205,7 +211,7 @@ static void derivation(FILE *out, const struct dprobe *p)
 	fputs(" /* <- ", out);
 	if (p->dwarf || p->uprobe_resolved) {
 		/* a label's probe derives from its point with the label */
-		fputs(p->label || p->callee ? p->listed_as : p->name, out);
+		fputs(p->label || is_callee(p) ? p->listed_as : p->name, out);
 		point_flag(out, p);
 		cond_suffix(out, p->cond, true);
 	} else {
@@ -690,13 +696,14 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	 * '!' or '?' in the alias, as stap lists it */
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		/* (a callee's listing is its point under its caller) */
-		const char **name = p->callee ? &p->listed_as : &p->name;
+		bool callee = is_callee(p);
+		const char **name = callee ? &p->listed_as : &p->name;
 
 		if (!p->derived || !p->pn || p->mark ||
-		    (p->listed_as && !p->callee))
+		    (p->listed_as && !callee))
 			continue;
 		if (!strpbrk(p->pn, "*?[")) {
-			if (!p->callee)
+			if (!callee)
 				p->name = p->pn;
 		} else if (p->written && p->written->sufficient) {
 			*name = arena_printf(&s->arena, "%s!", *name);

@@ -158,8 +158,6 @@ struct dprobe {
 	const char *label;			/* .label("NAME") probes: NAME
 						 * (listed_as and pn() have
 						 * it, name not) */
-	bool callee;				/* .callee(...): listed_as and
-						 * pn() say its caller */
 	const char *listed_as;			/* -l/-L's name, when not
 						 * name (stap lists a
 						 * kernel.data() point without

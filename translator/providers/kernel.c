@@ -290,7 +290,6 @@ static int callee_probes(struct elab *e, const struct probe_point *pp,
 		p->listed_as = pp_text(s, under);
 		if (!tmpl->pn)
 			p->pn = p->listed_as;
-		p->callee = true;
 		p->dwarf = site;
 		p->symbol = site->symbol_offset ? NULL : site->symbol;
 		p->module = module ? site->module : NULL;
