@@ -35,6 +35,9 @@ struct session {
 	/* options */
 	int last_pass;			/* -p N (5: run) */
 	bool guru;			/* -g */
+	bool user_embedded;		/* a script file (not a tapset) has
+					 * embedded C: pass 4 relaxes the
+					 * warnings stap relaxes for it */
 	int verbose;			/* -v */
 	bool no_warnings;		/* -w */
 	bool warnings_fatal;		/* -W */

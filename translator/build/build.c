@@ -42,6 +42,13 @@
 /* The module name of the objects build: an object holding it depends on
  * the module's name. */
 #define PROBE_NAME "tapir_objects_modname_probe"
+/* What stap leaves out of -Werror for the C it generates, which a
+ * script's embedded C (-g) is written against: unused names, unknown
+ * pragmas, recursion, address tests and pointer/integer casts. Only a
+ * module with such code gets them; ours is held to every warning. */
+#define EMBEDDED_CFLAGS "-Wno-unused -Wno-pragmas -Wno-infinite-recursion " \
+			"-Wno-address $(call cc-option,-Wno-pointer-to-int-cast) " \
+			"$(call cc-option,-Wno-int-to-pointer-cast)"
 #define LD_MARK "TAPIR_LD="
 #define DIR_MARK "@TAPIR_BUILD_DIR@"	/* the build folder in kept messages */
 
@@ -478,6 +485,8 @@ static void hash_inputs(struct build *b)
 	sha256_field_str(&c, "name", b->o->module_name);
 	if (b->o->omit_werror)
 		sha256_field_str(&c, "omit-werror", "1");
+	if (b->o->embedded_c)
+		sha256_field_str(&c, "embedded-c", "1");
 	sha256_final_hex(&c, b->res->hash);
 }
 
@@ -651,6 +660,8 @@ static char *kbuild_text(const struct build *b, const char *name, bool main,
 	 * (the runtime's own files) keep theirs as warnings */
 	if (main && !o->omit_werror)
 		fputs("CFLAGS_" MAIN_NAME ".o := -Werror\n", f);
+	if (main && o->embedded_c)
+		fputs("CFLAGS_" MAIN_NAME ".o += " EMBEDDED_CFLAGS "\n", f);
 	for (i = 0; o->defines && o->defines[i]; i++) {
 		fputs("ccflags-y += -D", f);
 		put_make_word(f, o->defines[i]);
@@ -720,8 +731,9 @@ static char *replay_recipe(const struct build *b)
 	if (replay_disabled(b) || !b->oc.use || b->oc.nper || !*b->res->objects_key)
 		return NULL;
 	/* its commands hold the main file's flags: -Werror or not */
-	return xasprintf("%s/objects/%s%s.replay", b->cache_dir, b->res->objects_key,
-			 b->o->omit_werror ? "-omit-werror" : "");
+	return xasprintf("%s/objects/%s%s%s.replay", b->cache_dir, b->res->objects_key,
+			 b->o->omit_werror ? "-omit-werror" : "",
+			 b->o->embedded_c ? "-embedded-c" : "");
 }
 
 /* Replay the kept commands in b->dir; true when the module was built so.

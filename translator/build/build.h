@@ -114,6 +114,10 @@ struct build_opts {
 	bool omit_werror;		/* --omit-werror: the generated C's
 					 * warnings are not errors (they are
 					 * by default, as with stap) */
+	bool embedded_c;		/* the script's own embedded C is in
+					 * the generated C: its warnings that
+					 * stap does not make errors
+					 * (EMBEDDED_CFLAGS) are not ours */
 	bool keep;			/* -k: keep the build folder, say where */
 	bool hash_only;			/* stop after computing the hash */
 	int jobs;			/* make -jN; 0: online CPUs */

@@ -1372,9 +1372,12 @@ static void check_embedded(struct parser *p, const struct token *t,
 {
 	const struct srcfile *f = t->loc.file;
 
-	if (!p->s->guru && !(f && f->privileged))
+	if (f && f->privileged)
+		return;
+	if (!p->s->guru)
 		perror_at(p, &t->loc, "%s in unprivileged script; need -g "
 			  "(guru mode)", what);
+	p->s->user_embedded = true;
 }
 
 static struct stmt *simple(struct parser *p, enum stmt_kind k,
