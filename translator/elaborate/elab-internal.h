@@ -82,6 +82,8 @@ struct elab {
 	struct loc last_error;		/* where the last error was */
 	bool changed;			/* type inference made progress */
 	bool final;			/* last round: report what stays unknown */
+	bool report_void;		/* after it: a printed call of a
+					 * function that returns no value */
 	int dead;			/* > 0: code dropped before types */
 	int untaken;			/* > 0: in a branch if (N) never takes */
 	unsigned nreads;		/* symbols read so far (first_read) */

@@ -252,6 +252,12 @@ static enum vtype infer_print(struct elab *e, struct expr *x)
 		if (t == TYPE_STATS)
 			elab_error(e, &a->loc, "a statistics value cannot be "
 				   "printed; use an extractor such as @count");
+		/* (printf's format types its arguments itself) */
+		else if (e->report_void && t == TYPE_UNKNOWN &&
+			 a->kind == E_CALL && a->ref && !strstr(n, "printf"))
+			elab_error(e, &a->loc, "unresolved type for the value of "
+				   "'%s': the function returns no value",
+				   ((struct function *)a->ref)->name);
 	}
 	if (e->final && strstr(n, "printf"))
 		check_format(e, x);
@@ -896,6 +902,13 @@ void types_infer(struct elab *e)
 		walk_all(e);
 		if (!e->changed || e->s->errors > errors)
 			break;
+	}
+	/* what no round could type: a function without a return value
+	 * printed (as stap, which only types a call by its use) */
+	if (e->s->errors == errors) {
+		e->report_void = true;
+		walk_all(e);
+		e->report_void = false;
 	}
 	for (struct dprobe *p = e->prog->probes; p; p = p->next)
 		unresolved(e, p->locals, "local variable");
