@@ -60,6 +60,13 @@ struct tp_map {
 	u32 oldest, newest;		/* insertion-order list */
 	u32 count;
 	u64 seq;			/* insertion counter */
+	/* Statistics arrays: probes add to them (a[k] <<< v) under the
+	 * global's shared lock, as stap's per-CPU aggregates are added
+	 * to, so the adds exclude one another with this (held for one
+	 * lookup and one cell update; a CPU holds it only inside a
+	 * handler, whose context a nested hit on it cannot claim). Every
+	 * other use holds the global's exclusive lock. */
+	raw_spinlock_t add_lock;
 };
 
 /* The head of every pool entry; keys and the value follow. */
@@ -330,13 +337,15 @@ static __always_inline int tp_map_stat_add_in(struct tp_map *m,
 					      const union tp_key *keys, s64 v)
 {
 	u32 e;
-	int err = tp_map_lookup_in(m, d, keys, &e);
+	int err;
 
-	if (unlikely(err))
-		return err;
-	tp_stat_cell_add_in(d->stat, (struct tp_stat_cell *)
-			    ((char *)tp_map_ent(m, e) + m->val_off), v);
-	return 0;
+	raw_spin_lock(&m->add_lock);
+	err = tp_map_lookup_in(m, d, keys, &e);
+	if (likely(!err))
+		tp_stat_cell_add_in(d->stat, (struct tp_stat_cell *)
+				    ((char *)tp_map_ent(m, e) + m->val_off), v);
+	raw_spin_unlock(&m->add_lock);
+	return err;
 }
 
 #endif /* TAPIR_RUNTIME_MAP_H */

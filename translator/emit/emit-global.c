@@ -439,7 +439,7 @@ void emit_agg_add(struct body *b, struct expr *target, struct val v)
 		const char *near = near_text(em, "identifier", target->str,
 					     &target->loc);
 
-		use_global(b, g, true);
+		use_global_add(b, g);
 		out(b, "c->last_stmt = %s;", c_string(em, near, strlen(near)));
 		overflow_check(b, g, em_printf(em, "tp_map_stat_add_in(&%s, "
 					       "&%s_desc, %s, %s)", g->cname,

@@ -181,6 +181,7 @@ const char *cell_tmp(struct body *b, const struct gvar *g);
 const char *args_tmp(struct body *b, int n);
 void err_jump(struct body *b);
 void use_global(struct body *b, const struct gvar *g, bool write);
+void use_global_add(struct body *b, const struct gvar *g);
 void capture_begin(struct body *b, FILE **saved, char **buf, size_t *len);
 char *capture_end(struct body *b, FILE *saved, char **buf, size_t *len);
 void out_captured(struct body *b, const char *text);

@@ -313,12 +313,25 @@ void err_jump(struct body *b)
 	}
 }
 
-void use_global(struct body *b, const struct gvar *g, bool write)
+static void use_level(struct body *b, const struct gvar *g, unsigned char v)
 {
-	unsigned char v = write ? 2 : 1;
-
 	if (g && b->use[g->index] < v)
 		b->use[g->index] = v;
+}
+
+/* A read of a statistics array excludes the probes adding to it (they
+ * share its lock: use_global_add), so it takes the lock exclusively. */
+void use_global(struct body *b, const struct gvar *g, bool write)
+{
+	use_level(b, g, write || (g && g->sym->type == TYPE_STATS &&
+				  g->sym->arity > 0) ? 2 : 1);
+}
+
+/* a[k] <<< v: shared, as stap's per-CPU aggregates (the map's add_lock
+ * orders the adds) */
+void use_global_add(struct body *b, const struct gvar *g)
+{
+	use_level(b, g, 1);
 }
 
 /* ---- the C of a body ---- */
