@@ -83,6 +83,28 @@ static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
 	return head;
 }
 
+/*
+ * An alias on FUNCTION.call (the function's out-of-line instances) with
+ * the suffix .return, or a wildcard, in a script: .call.return is no
+ * probe point (stap: "invalid suffix for probe"), and a return probe
+ * only ever fires for the out-of-line instances, so the suffix goes
+ * onto FUNCTION itself: signal.wakeup.return is the function's .return,
+ * and signal.wakeup.* lists its .call, .callee(...), .return, ... as
+ * stap lists an alias on the plain function.
+ */
+static void drop_call_before(struct probe_point *np, const struct pp_comp *suffix)
+{
+	struct pp_comp **c;
+
+	if (!suffix || (strcmp(suffix->name, "return") != 0 &&
+			!strpbrk(suffix->name, "*?[{")))
+		return;
+	for (c = &np->comps; *c && (*c)->next != suffix; c = &(*c)->next)
+		;
+	if (*c && !(*c)->arg && !strcmp((*c)->name, "call") && c != &np->comps)
+		*c = suffix;
+}
+
 /* ---- matching ---- */
 
 static bool same_arg(const struct expr *a, const struct expr *b)
@@ -352,12 +374,13 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 	x->depth++;
 	for (const struct probe_point *r = d->points; r; r = r->next) {
 		struct probe_point *np = ANEW(&s->arena, struct probe_point);
+		struct pp_comp *sfx = suffix ? copy_comps(s, suffix, NULL) : NULL;
 		int got;
 
 		*np = *r;
 		np->next = NULL;
-		np->comps = copy_comps(s, r->comps, suffix ?
-				       copy_comps(s, suffix, NULL) : NULL);
+		np->comps = copy_comps(s, r->comps, sfx);
+		drop_call_before(np, sfx);
 		got = expand_point(x, np, parts, and_cond(s, cond, r->cond));
 		if (got < 0) {
 			x->depth--;

@@ -25,7 +25,6 @@ static const char *const patterns[] = {
 	"kernel.function(s).exported",
 	"kernel.function(s).return",
 	"kernel.function(s).return.maxactive(n)",
-	"kernel.function(s).call.return",
 	"kernel.function(s).inline",
 	"kernel.function(s).callee(s)",
 	"kernel.function(s).callee(s).call",
