@@ -38,6 +38,30 @@
 #define TAPIR_RUNTIME_EMBEDDED_H
 
 #include <linux/version.h>
+#include <linux/string.h>
+
+/*
+ * strlcpy() left the kernel in 6.8 (strscpy() replaces it); embedded C
+ * written for older kernels, such as SystemTap's io/ttyspy.stp, still
+ * calls it. A plain string helper, not a kernel interface, so kernels
+ * without it get one with its contract: copy what fits, NUL-terminate
+ * (size > 0), return strlen(src).
+ */
+#ifndef HAVE_STRLCPY
+static inline size_t tp_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+#define strlcpy tp_strlcpy
+#endif
 #include "dwarf.h"
 
 #define DEREF_FAULT(addr) do {						\
