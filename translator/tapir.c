@@ -34,6 +34,7 @@
 #include "parse/print.h"
 #include "run.h"
 #include "session.h"
+#include "vm/vm.h"
 #include "xalloc.h"
 
 /* A growable NULL-terminated list of option values. */
@@ -47,6 +48,18 @@ static void strlist_add(struct strlist *l, const char *str)
 	l->v = xrealloc(l->v, (l->n + 2) * sizeof(*l->v));
 	l->v[l->n++] = str;
 	l->v[l->n] = NULL;
+}
+
+/* Does -D define NAME (NAME or NAME=VALUE)? */
+static bool has_define(const struct strlist *l, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strncmp(l->v[i], name, len) &&
+		    (l->v[i][len] == '\0' || l->v[i][len] == '='))
+			return true;
+	return false;
 }
 
 /*
@@ -503,6 +516,12 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
+	/* --vm under software emulation: the guest's vCPUs take turns on
+	 * one host thread, so a handler holding a global's lock can stall
+	 * for longer than stap's 10 ms of tries on another vCPU, which then
+	 * skips its probe; there a lock is tried for 1 s, unless -D says */
+	if (ro.vm && !has_define(&defines, "MAXTRYLOCK") && vm_emulated())
+		strlist_add(&defines, "MAXTRYLOCK=100000");
 	ro.defines = defines.v;
 	ro.make_vars = make_vars.v;
 	ro.params = params.v;

@@ -690,6 +690,15 @@ static void args(struct argv *a, const char *opt, char *val)
 	arg(a, val);
 }
 
+int vm_emulated(void)
+{
+	const char *env = getenv("TAPIR_VM_ACCEL");
+
+	if (env && *env)
+		return strcmp(env, "kvm") != 0;
+	return !vm_kvm_usable();
+}
+
 static const char *choose_accel(const struct vm_job *job)
 {
 	const char *env = getenv("TAPIR_VM_ACCEL");

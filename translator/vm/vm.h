@@ -143,6 +143,9 @@ char *vm_kernel_headers(const char *release);
 /* Can this process use /dev/kvm? */
 int vm_kvm_usable(void);
 
+/* Will the guest be emulated (tcg: TAPIR_VM_ACCEL, else no usable KVM)? */
+int vm_emulated(void);
+
 /* Why vm_default_kernel() etc. failed, or why the runner cannot work
  * here at all (no qemu, no busybox-static, no agent): NULL if it can. */
 const char *vm_unavailable(void);
