@@ -44,6 +44,8 @@ typedef raw_spinlock_t tp_lock_t;
 #define tp_lock_init(l)			raw_spin_lock_init(l)
 #define tp_lock_irqsave(l, f)		raw_spin_lock_irqsave((l), (f))
 #define tp_unlock_irqrestore(l, f)	raw_spin_unlock_irqrestore((l), (f))
+#define tp_spin_lock(l)			raw_spin_lock(l)
+#define tp_spin_unlock(l)		raw_spin_unlock(l)
 
 #else /* user space: unit tests */
 
@@ -115,6 +117,8 @@ typedef int tp_lock_t;
 #define tp_lock_init(l)			(*(l) = 0)
 #define tp_lock_irqsave(l, f)		((void)(f), (*(l))++)
 #define tp_unlock_irqrestore(l, f)	((void)(f), (*(l))--)
+#define tp_spin_lock(l)			((*(l))++)
+#define tp_spin_unlock(l)		((*(l))--)
 
 /* Truncating signed division, as the kernel's div64_s64. */
 static inline s64 div64_s64(s64 a, s64 b)

@@ -59,7 +59,7 @@ int tp_map_init(struct tp_map *m, const struct tp_map_desc *d)
 	    (!d->stat || tp_stat_desc_check(d->stat))))
 		return -EINVAL;
 	m->desc = d;
-	raw_spin_lock_init(&m->add_lock);
+	tp_lock_init(&m->add_lock);
 	for (i = 0; i < d->nkeys; i++) {
 		m->key_off[i] = off;
 		off = align8(off + (d->keys[i] == TP_KEY_LONG ?

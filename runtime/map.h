@@ -66,7 +66,7 @@ struct tp_map {
 	 * lookup and one cell update; a CPU holds it only inside a
 	 * handler, whose context a nested hit on it cannot claim). Every
 	 * other use holds the global's exclusive lock. */
-	raw_spinlock_t add_lock;
+	tp_lock_t add_lock;
 };
 
 /* The head of every pool entry; keys and the value follow. */
@@ -339,12 +339,12 @@ static __always_inline int tp_map_stat_add_in(struct tp_map *m,
 	u32 e;
 	int err;
 
-	raw_spin_lock(&m->add_lock);
+	tp_spin_lock(&m->add_lock);
 	err = tp_map_lookup_in(m, d, keys, &e);
 	if (likely(!err))
 		tp_stat_cell_add_in(d->stat, (struct tp_stat_cell *)
 				    ((char *)tp_map_ent(m, e) + m->val_off), v);
-	raw_spin_unlock(&m->add_lock);
+	tp_spin_unlock(&m->add_lock);
 	return err;
 }
 
