@@ -690,24 +690,27 @@ static void args(struct argv *a, const char *opt, char *val)
 	arg(a, val);
 }
 
-int vm_emulated(void)
+/* The accelerator without a job's own: TAPIR_VM_ACCEL, else KVM when
+ * usable, else tcg. */
+static const char *default_accel(void)
 {
 	const char *env = getenv("TAPIR_VM_ACCEL");
 
 	if (env && *env)
-		return strcmp(env, "kvm") != 0;
-	return !vm_kvm_usable();
+		return env;
+	return vm_kvm_usable() ? "kvm" : "tcg";
+}
+
+int vm_emulated(void)
+{
+	return strcmp(default_accel(), "kvm") != 0;
 }
 
 static const char *choose_accel(const struct vm_job *job)
 {
-	const char *env = getenv("TAPIR_VM_ACCEL");
-
 	if (job->accel && *job->accel)
 		return job->accel;
-	if (env && *env)
-		return env;
-	return vm_kvm_usable() ? "kvm" : "tcg";
+	return default_accel();
 }
 
 static void qemu_argv(struct run *r, struct argv *a)
