@@ -916,6 +916,7 @@ static void on_go(int sig)
 static void child_wait_go(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t usr1, none;
 
 	sigemptyset(&usr1);
@@ -933,8 +934,10 @@ static void child_wait_go(int fd)
 			_exit(1);
 		sigsuspend(&none);
 	}
-	signal(SIGUSR1, SIG_DFL);
-	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	/* What the command's probes see of this, as with staprun: SIGUSR1
+	 * back to its default while still blocked, then an empty mask. */
+	sigaction(SIGUSR1, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 static int start_child(void)
@@ -989,8 +992,7 @@ static int start_child(void)
 			_exit(1);
 		}
 		/* held until the probes are in */
-		child_wait_go(p[0]);
-		close(p[0]);
+		child_wait_go(p[0]);	/* p[0] closes on exec */
 		if (path)
 			execv(path, argv);
 		else
