@@ -8,7 +8,9 @@
 # form, ALIAS.return, fails where Tapir's works, or the reverse). For each alias, the
 # script variables stap lists (the words without '$', less stap's
 # internal __tracepoint_arg_* and _entry_tvar_* locals) must be among
-# Tapir's, with the same type where stap knows it (not "unknown"). The
+# Tapir's, with the same type where stap knows it (not "unknown"), and
+# the variables both list must come in the same relative order (the
+# order the alias bodies first assign them: stap -L's order). The
 # $target variables are not compared: where stap sits on a tracepoint
 # Tapir sits on a function. Prints one line per difference; exit status
 # 1 when there is any.
@@ -41,6 +43,8 @@ FILENAME == ARGV[2] {
 	for (i = 1; i <= n; i++) {
 		split(sv[i], nt, ":")
 		have[$1, nt[1]] = nt[2]
+		pos[$1, nt[1]] = i
+		tvars[$1] = tvars[$1] " " nt[1]
 	}
 }
 END {
@@ -61,6 +65,21 @@ END {
 				print a ": " v[i] " is " have[a, v[i]] ", stap: " want[a, v[i]]
 				bad = 1
 			}
+		}
+		# the variables both list, in stap's order, must be in
+		# Tapir's order too
+		last = 0
+		for (i = 1; i <= n; i++) {
+			if (!((a, v[i]) in pos))
+				continue
+			if (pos[a, v[i]] < last) {
+				print a ": variables in another order than stap's:"
+				print "\tstap: " substr(vars[a], 2)
+				print "\ttapir: " substr(tvars[a], 2)
+				bad = 1
+				break
+			}
+			last = pos[a, v[i]]
 		}
 	}
 	for (a in ours)
