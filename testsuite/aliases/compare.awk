@@ -12,7 +12,7 @@
 # the variables both list must come in the same relative order (the
 # order the alias bodies first assign them: stap -L's order). The
 # $target variables are not compared: where stap sits on a tracepoint
-# Tapir sits on a function. Prints one line per difference; exit status
+# Tapir may sit on a function. Prints one line per difference; exit status
 # 1 when there is any.
 # The script variables of a listing line: NAME:TYPE words; the words of
 # a $variable's C type ("struct file*") have no ':' and are skipped.
