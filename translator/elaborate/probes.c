@@ -92,7 +92,7 @@ static struct pp_comp *copy_comps(struct session *s, const struct pp_comp *c,
  * and signal.wakeup.* lists its .call, .callee(...), .return, ... as
  * stap lists an alias on the plain function.
  */
-static void drop_call_before(struct probe_point *np, const struct pp_comp *suffix)
+static void drop_call_before(struct probe_point *np, struct pp_comp *suffix)
 {
 	struct pp_comp **c;
 
