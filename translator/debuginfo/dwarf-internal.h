@@ -224,6 +224,9 @@ struct vctx {
 					 * probe is (no implicit @entry) */
 	bool trial;			/* @defined: say nothing */
 	bool failed;			/* the trial failed */
+	const struct expr *defer;	/* the probe body's access being
+					 * resolved: its errors wait
+					 * (struct deferred_error) */
 };
 
 void ctx_init(struct vctx *v, struct elab *e, struct dprobe *p);

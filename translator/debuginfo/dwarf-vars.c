@@ -42,7 +42,25 @@ void verr(struct vctx *v, const struct loc *l, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		out_of_memory();
 	va_end(ap);
-	elab_error(v->e, l, "%s", msg);
+	if (v->defer && v->p) {
+		struct deferred_error **tail = &v->p->deferred;
+
+		while (*tail && ((*tail)->node != v->defer ||
+				 strcmp((*tail)->msg, msg) != 0))
+			tail = &(*tail)->next;
+		if (!*tail) {	/* (a node resolved twice says it once) */
+			struct deferred_error *d = ANEW(&v->s->arena,
+							struct deferred_error);
+
+			d->node = v->defer;
+			d->loc = *l;
+			d->msg = arena_strdup(&v->s->arena, msg);
+			d->next = NULL;
+			*tail = d;
+		}
+	} else {
+		elab_error(v->e, l, "%s", msg);
+	}
 	free(msg);
 }
 

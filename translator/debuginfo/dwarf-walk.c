@@ -859,8 +859,17 @@ static void walk_expr(struct vctx *v, struct expr *x, bool folding)
 		/* fall through */
 	case E_CAST:
 	case E_ATVAR:
-		if (!x->ref)
+		if (!x->ref) {
+			const struct expr *outer = v->defer;
+
+			/* a probe body's errors wait for the dead stores
+			 * to go (as stap's), an inner access's with its
+			 * outermost one */
+			if (v->p && !outer)
+				v->defer = x;
 			resolve_node(v, x);
+			v->defer = outer;
+		}
 		return;
 	case E_AUTOCAST:
 		/* its base and indexes here; the member access once the

@@ -137,6 +137,8 @@ void autocast_resolve(struct elab *e);
 
 /* optimize.c */
 void optimize_program(struct elab *e);
+void elide_dead_stores(struct elab *e);
+void report_deferred_errors(struct elab *e);
 /* Sets each probe's reads_sregs, while pass 2's call graph is there. */
 void note_sregs_readers(struct elab *e);
 void warn_unassigned(struct elab *e);

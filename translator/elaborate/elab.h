@@ -89,6 +89,17 @@ enum proc_event {
 	PROC_SYSCALL_RETURN,		/* .syscall.return */
 };
 
+/* An error found resolving a target access of a probe body (a $var the
+ * site lacks, a bad member, @cast type), held as stap 4.8 holds it: it
+ * is an error only if the node is still in the body once the stores to
+ * locals no one reads are gone. */
+struct deferred_error {
+	const struct expr *node;
+	struct loc loc;
+	const char *msg;
+	struct deferred_error *next;
+};
+
 struct dprobe {
 	bool reads_sregs;			/* reaches a reader of the
 						 * syscall registers (optimize.c) */
@@ -109,6 +120,9 @@ struct dprobe {
 	struct stmt *body;			/* cloned: prologue, body, epilogue */
 	struct expr *cond;			/* probe point condition */
 	struct symbol *locals;
+	struct deferred_error *deferred;	/* $var errors, said only if
+						 * their node outlives the
+						 * dead stores (optimize.c) */
 	/* provider details */
 	bool is_return;			/* $return and @entry allowed */
 	bool has_targets;		/* $vars: the DWARF probes */

@@ -161,8 +161,12 @@ static void unread(struct expr *x)
 }
 
 /* Returns true when the statement still does something; *changed when
- * it dropped something. */
-static bool prune(struct elab *e, struct stmt *st, bool *changed)
+ * it dropped something. early: drop only the expression statements
+ * without effect and the stores to locals no one reads, not the code of
+ * constant conditions nor empty loops (before the types: see
+ * elide_dead_stores()). */
+static bool prune(struct elab *e, struct stmt *st, bool *changed,
+		  bool early)
 {
 	bool live = false;
 
@@ -171,17 +175,24 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 	switch (st->kind) {
 	case S_BLOCK:
 		for (struct stmt *c = st->body; c; c = c->next)
-			live |= prune(e, c, changed);
+			live |= prune(e, c, changed, early);
 		return live;
 	case S_NULL:
 		return false;
 	case S_EXPR:
-		if (dead_store(st->e)) {
+		/* (before the types, only a local never read, not one read
+		 * in dropped code: that code still types it) */
+		if (dead_store(st->e) &&
+		    (!early ||
+		     !((const struct symbol *)st->e->a->ref)->reads)) {
 			/* the library's code is not the user's business */
 			if (!st->e->loc.file->privileged)
 				elab_warn(e, &st->e->loc, "eliding assignment "
 					  "to '%s', which is never read",
 					  st->e->a->str);
+			/* the local loses this write (unused locals go
+			 * after the pruning, before the types) */
+			((struct symbol *)st->e->a->ref)->writes--;
 			st->e = st->e->b;
 			*changed = true;
 			if (has_effect(st->e))
@@ -203,6 +214,11 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 		st->e = NULL;
 		return false;
 	case S_IF:
+		if (early) {
+			prune(e, st->body, changed, true);
+			prune(e, st->else_body, changed, true);
+			return true;
+		}
 		if (st->e && st->e->kind == E_NUM) {
 			/* only the branch taken stays (see resolve_if()) */
 			struct stmt *taken = st->e->num ? st->body : st->else_body;
@@ -211,10 +227,10 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 			st->body = taken;
 			st->else_body = NULL;
 			st->e = NULL;
-			return prune(e, taken, changed);
+			return prune(e, taken, changed, false);
 		}
-		live = prune(e, st->body, changed);
-		live |= prune(e, st->else_body, changed);
+		live = prune(e, st->body, changed, false);
+		live |= prune(e, st->else_body, changed, false);
 		if (live || has_effect(st->e))
 			return true;
 		/* both branches empty: the test goes too */
@@ -225,14 +241,15 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 		st->body = st->else_body = NULL;
 		return false;
 	case S_TRY:
-		live = prune(e, st->body, changed);
-		prune(e, st->else_body, changed);
-		return live;
+		live = prune(e, st->body, changed, early);
+		prune(e, st->else_body, changed, early);
+		return live || early;
 	case S_WHILE:
 	case S_FOR:
 		/* a loop that does nothing goes, as in SystemTap, even one
 		 * that would never end (`while (j < 5);`) */
-		if (prune(e, st->body, changed) || has_effect(st->e) ||
+		if (prune(e, st->body, changed, early) || early ||
+		    has_effect(st->e) ||
 		    has_effect(st->init) || has_effect(st->incr))
 			return true;
 		st->kind = S_NULL;
@@ -241,7 +258,7 @@ static bool prune(struct elab *e, struct stmt *st, bool *changed)
 		return false;
 	default:
 		if (st->body)
-			prune(e, st->body, changed);
+			prune(e, st->body, changed, early);
 		return true;
 	}
 }
@@ -477,6 +494,61 @@ void warn_unassigned(struct elab *e)
 	free(u.warned);
 }
 
+/* Before the types, as stap 4.8's first optimization: the expression
+ * statements without effect and the stores to probe locals that no one
+ * reads go (with their warnings), in one pass over each body, and with
+ * them the locals they alone used. What they held is then neither typed
+ * nor resolved: `x = $gone` with x never read, or `1 + "a";`, is no
+ * error, as in stap. A store whose only reader goes in the same pass
+ * stays for now (`x = 1 + "a"; y = x` is still x's type error, as in
+ * stap); optimize_program() takes it after the types. */
+void elide_dead_stores(struct elab *e)
+{
+	for (struct dprobe *p = e->prog->probes; p; p = p->next) {
+		bool changed = false;
+
+		prune(e, p->body, &changed, true);
+		drop_unused_locals(&p->locals);
+	}
+}
+
+static bool expr_holds(const struct expr *x, const struct expr *node)
+{
+	for (; x; x = x->next) {
+		if (x == node || expr_holds(x->a, node) ||
+		    expr_holds(x->b, node) || expr_holds(x->c, node) ||
+		    expr_holds(x->args, node))
+			return true;
+		for (const struct chain *c = x->chain; c; c = c->next)
+			if (expr_holds(c->index, node))
+				return true;
+	}
+	return false;
+}
+
+static bool stmts_hold(const struct stmt *st, const struct expr *node)
+{
+	for (; st; st = st->next)
+		if (expr_holds(st->e, node) || expr_holds(st->init, node) ||
+		    expr_holds(st->incr, node) ||
+		    (st->fe && (expr_holds(st->fe->array, node) ||
+				expr_holds(st->fe->limit, node))) ||
+		    stmts_hold(st->body, node) || stmts_hold(st->else_body, node))
+			return true;
+	return false;
+}
+
+/* The deferred $var errors whose access is still in its probe's body:
+ * now they are errors. */
+void report_deferred_errors(struct elab *e)
+{
+	for (struct dprobe *p = e->prog->probes; p; p = p->next)
+		for (const struct deferred_error *d = p->deferred; d; d = d->next)
+			if (stmts_hold(p->body, d->node) ||
+			    expr_holds(p->cond, d->node))
+				elab_error(e, &d->loc, "%s", d->msg);
+}
+
 void optimize_program(struct elab *e)
 {
 	struct program *prog = e->prog;
@@ -523,7 +595,7 @@ void optimize_program(struct elab *e)
 			drop_sregs_setters(p->body);
 		do {
 			changed = false;
-			live = prune(e, p->body, &changed);
+			live = prune(e, p->body, &changed, false);
 		} while (changed);
 		if (live || p->cond) {
 			pp = &p->next;
@@ -539,4 +611,6 @@ void optimize_program(struct elab *e)
 		*pp = p->next;
 		prog->nprobes--;
 	}
+	for (struct dprobe *p = prog->probes; p; p = p->next)
+		drop_unused_locals(&p->locals);
 }

@@ -1165,11 +1165,17 @@ struct program *elaborate(struct session *s, struct script *user)
 		f->nwrites = f->ncallees = 0;
 	}
 	check_duplicates(&e);
+	/* as stap 4.8: stores to locals no one reads go before the types
+	 * are checked, so a dead store's type error, or its $var that the
+	 * probe point lacks, is no error */
+	if (s->errors == errors && !s->keep_unused) {
+		warn_unassigned(&e);
+		elide_dead_stores(&e);
+	}
+	report_deferred_errors(&e);
 	if (s->errors == errors)
 		autocast_resolve(&e);	/* ->member of typed values */
 	if (s->errors == errors) {
-		if (!s->keep_unused)
-			warn_unassigned(&e);
 		types_infer(&e);
 		if (s->errors == errors)
 			optimize_program(&e);
