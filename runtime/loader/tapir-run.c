@@ -360,10 +360,10 @@ static void on_signal(int sig)
 	errno = e;
 }
 
-/* In a child that runs a command: the signals as the commands staprun
- * 4.8 starts have them, all default but SIGPIPE and SIGUSR2, which stay
- * ignored across exec (a writer to a closed pipe gets EPIPE, not the
- * signal; /proc/PID/status shows SigIgn 0x1800 under both). */
+/* In the -c command's child: the signals as staprun 4.8's -c command
+ * has them, all default but SIGPIPE and SIGUSR2, which stay ignored
+ * across exec (a writer to a closed pipe gets EPIPE, not the signal;
+ * /proc/PID/status shows SigIgn 0x1800 under both). */
 static void default_signals(void)
 {
 	sigset_t none;
@@ -376,6 +376,25 @@ static void default_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* In system()'s child: as staprun 4.8's, SIGHUP, SIGINT, SIGQUIT,
+ * SIGPIPE and SIGTERM ignored and blocked (SigIgn and SigBlk 0x5007),
+ * the rest default. */
+static void system_signals(void)
+{
+	static const int quiet[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM };
+	sigset_t set;
+	size_t i;
+
+	default_signals();
+	signal(SIGUSR2, SIG_DFL);
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		signal(quiet[i], SIG_IGN);
+		sigaddset(&set, quiet[i]);
+	}
+	sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
 static int setup_signals(void)
@@ -1155,7 +1174,7 @@ static void run_system(const char *text, size_t n)
 		return;
 	}
 	if (pid == 0) {
-		default_signals();
+		system_signals();
 		if (setsid() < 0 || fork() != 0)
 			_exit(0);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
