@@ -378,6 +378,20 @@ static void default_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Every descriptor from 3 up closes on exec: the -c command gets none of
+ * those the loader inherited or opened, as under staprun 4.8. */
+static void close_extra_fds(void)
+{
+	int fd;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0)
+		return;
+#endif
+	for (fd = 3; fd < 1024; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 /* In system()'s child: as staprun 4.8's, SIGHUP, SIGINT, SIGQUIT,
  * SIGPIPE and SIGTERM ignored and blocked (SigIgn and SigBlk 0x5007),
  * the rest default. */
@@ -1013,6 +1027,9 @@ static int start_child(void)
 			fprintf(stderr, "ERROR: wordexp: parsing error (%d)\n", rc);
 			_exit(1);
 		}
+		/* as under staprun, the command gets only 0, 1 and 2 of
+		 * what the loader was given */
+		close_extra_fds();
 		/* held until the probes are in */
 		child_wait_go(p[0]);	/* p[0] closes on exec */
 		if (path)
@@ -1624,6 +1641,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	module_name(real, fd);
+	/* what staprun tells the commands it starts (-c, system()) */
+	{
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", R.verbose);
+		setenv("SYSTEMTAP_MODULE", R.name, 1);
+		setenv("SYSTEMTAP_VERBOSE", v, 1);
+	}
 	out_init(&R.out, -1);
 	if (R.output && !R.bulk) {
 		if (out_open(&R.out, 0) < 0)
