@@ -612,6 +612,11 @@ static int tp_cmd_start(const struct tp_proto_start *s)
 	tp.tz_name[sizeof(tp.tz_name) - 1] = '\0';
 	tp.state = TP_T_STARTED;
 	st.status = tp_session_start();
+	/* what the begin probes printed is in completed sub-buffers when
+	 * STARTED comes: the loader prints it before it lets a -c command
+	 * run, so the command's own output comes after it, as under stap */
+	if (!st.status)
+		tp_flush_all();
 	tp_q_put(TP_PROTO_STARTED, &st, sizeof(st), NULL, 0, true);
 	if (st.status)
 		tp_stop_locked();	/* DONE follows STARTED */

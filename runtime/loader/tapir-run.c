@@ -1036,7 +1036,8 @@ static int start_child(void)
 			execv(path, argv);
 		else
 			execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s\n", argv[path ? 2 : 0], strerror(errno));
+		/* staprun names the whole command */
+		fprintf(stderr, "%s: %s\n", R.cmd, strerror(errno));
 		_exit(1);
 	}
 	close(p[0]);
@@ -1459,6 +1460,14 @@ static int run(void)
 		if (rc > 0)
 			want_stop = true;
 		if (s.started && s.start_status == 0) {
+			/* the begin probes' output before the command's:
+			 * the module completed it before STARTED */
+			if (R.child_pipe >= 0) {
+				if (read_all_cpus() < 0)
+					want_stop = true;
+				merge(false);
+				out_flush();
+			}
 			release_child();
 			if (!stdin_tried) {
 				stdin_tried = true;
