@@ -693,7 +693,9 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 	/* a point an alias made through a suffix lists as the alias with
 	 * the suffix (tcp.disconnect.call), as pn() names it; through a
 	 * wildcard suffix ("tcp.receive.*") as the point it is, with its
-	 * '!' or '?' in the alias, as stap lists it */
+	 * '!' or '?' in the alias, or as the alias the suffix reached by
+	 * its whole name (kprocess.exec.*: syscall.execve.return), as
+	 * stap lists it */
 	for (struct dprobe *p = e.prog->probes; p; p = p->next) {
 		/* (a callee's listing is its point under its caller) */
 		bool callee = is_callee(p);
@@ -705,6 +707,8 @@ int list_probes(struct session *s, const char *pattern, bool vars)
 		if (!strpbrk(p->pn, "*?[")) {
 			if (!callee)
 				p->name = p->pn;
+		} else if (p->via && !callee) {
+			p->name = p->via;
 		} else if (p->written && p->written->sufficient) {
 			*name = arena_printf(&s->arena, "%s!", *name);
 		} else if (p->written && p->written->optional) {

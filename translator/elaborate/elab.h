@@ -113,6 +113,11 @@ struct dprobe {
 						 * through, innermost first
 						 * ("a = p1, p2 <- b = a"), or
 						 * NULL */
+	const char *via;			/* -l: the alias a wildcard suffix
+						 * of the script's alias reached
+						 * by its whole name
+						 * (kprocess.exec.* reaches
+						 * syscall.execve.return) */
 	const struct probe_point *written;	/* the point as last written
 						 * (alias or script): -p2 adds
 						 * its '?' or '!' to the name */

@@ -371,6 +371,8 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 					  copy_comps(s, suffix, NULL) : NULL);
 		x->tmpl.pn = pp_text(s, named);
 	}
+	if (x->depth == 1 && !suffix)
+		x->tmpl.via = pp_text(s, al->name);
 	x->depth++;
 	for (const struct probe_point *r = d->points; r; r = r->next) {
 		struct probe_point *np = ANEW(&s->arena, struct probe_point);
@@ -385,6 +387,8 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 		if (got < 0) {
 			x->depth--;
 			x->tmpl.derived = outer;
+			if (x->depth == 1)
+				x->tmpl.via = NULL;
 			return -1;
 		}
 		n += got;
@@ -394,6 +398,8 @@ static int expand_alias(struct expand *x, const struct probe_point *pp,
 	x->depth--;
 	if (x->depth == 0)
 		x->tmpl.pn = NULL;
+	if (x->depth == 1)
+		x->tmpl.via = NULL;
 	x->tmpl.derived = outer;
 	return n;
 }

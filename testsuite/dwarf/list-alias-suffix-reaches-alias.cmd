@@ -1,0 +1,1 @@
+-r "$RELEASE" -l 'kprocess.*.*'
